@@ -1,0 +1,134 @@
+//! polyflake beside the `snowflaked` crate, in one run. Ratios go to
+//! docs/benchmarks.md via `scripts/bench_report.py`.
+//!
+//! A generator bound by 4,096 IDs per millisecond spends most of a
+//! benchmark waiting for the next millisecond, which hides what an ID costs.
+//! So two measurements per generator:
+//! - `ceiling/*`: plain calls, waits included; IDs per ms vs the 4,096 ceiling.
+//! - `cost/*`: time per ID excluding the batches of 32 calls that waited for
+//!   a tick (a batch over 4 µs), the same rule for every generator.
+
+use std::hint::black_box;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use polyflake::{Encoding, Generator, Layout};
+
+const BATCH: u64 = 32;
+const WAITED: Duration = Duration::from_micros(4);
+
+/// Time for `iters` calls of `next`, split over `threads` threads sharing
+/// the generator; with `skip_waits`, batches that waited for a tick are
+/// neither timed nor counted.
+fn timed(iters: u64, threads: u64, skip_waits: bool, next: &(dyn Fn() -> u64 + Sync)) -> Duration {
+    let per_thread = iters.div_ceil(threads);
+    let barrier = Barrier::new(threads as usize);
+    let total: Duration = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    barrier.wait();
+                    if !skip_waits {
+                        let start = Instant::now();
+                        for _ in 0..per_thread {
+                            black_box(next());
+                        }
+                        return start.elapsed();
+                    }
+                    let mut counted = 0;
+                    let mut spent = Duration::ZERO;
+                    while counted < per_thread {
+                        let start = Instant::now();
+                        for _ in 0..BATCH {
+                            black_box(next());
+                        }
+                        let took = start.elapsed();
+                        if took < WAITED {
+                            spent += took;
+                            counted += BATCH;
+                        }
+                    }
+                    spent * per_thread as u32 / counted as u32
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    // Threads run side by side: the wall time of the run is their mean.
+    total / threads as u32
+}
+
+fn generators(c: &mut Criterion) {
+    let snowflake = Generator::new(Layout::snowflake(), &[1]).unwrap();
+    let wide_layout = Layout::custom(1_288_834_974_657, 41)
+        .node("node_id", 1)
+        .sequence_bits(21)
+        .build()
+        .unwrap();
+    let wide = Generator::new(wide_layout, &[1]).unwrap();
+    let peer = snowflaked::sync::Generator::new(1);
+
+    let candidates: [(&str, &(dyn Fn() -> u64 + Sync)); 3] = [
+        ("polyflake-snowflake", &|| snowflake.next_id().unwrap()),
+        ("polyflake-wide", &|| wide.next_id().unwrap()),
+        ("snowflaked", &|| peer.generate::<u64>()),
+    ];
+    for threads in [1u64, 2] {
+        let mut group = c.benchmark_group(format!("ceiling/{threads}t"));
+        group.throughput(Throughput::Elements(1));
+        group.measurement_time(Duration::from_secs(3));
+        for (name, next) in candidates.iter().filter(|(n, _)| *n != "polyflake-wide") {
+            group.bench_function(BenchmarkId::from_parameter(name), |b| {
+                b.iter_custom(|iters| timed(iters, threads, false, *next))
+            });
+        }
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("cost/{threads}t"));
+        group.throughput(Throughput::Elements(1));
+        group.measurement_time(Duration::from_secs(3));
+        for (name, next) in &candidates {
+            group.bench_function(BenchmarkId::from_parameter(name), |b| {
+                b.iter_custom(|iters| timed(iters, threads, true, *next))
+            });
+        }
+        group.finish();
+    }
+}
+
+fn decode_and_encodings(c: &mut Criterion) {
+    let layout = Layout::twitter();
+    let id = layout.compose(1_700_000_000_000, 1234, &[17, 29]).unwrap();
+    let mut group = c.benchmark_group("decode");
+    group.bench_function("polyflake", |b| {
+        b.iter(|| layout.decode(black_box(id)).unwrap())
+    });
+    group.bench_function("snowflaked", |b| {
+        use snowflaked::Snowflake;
+        b.iter(|| {
+            let id = black_box(id);
+            (id.timestamp(), id.instance(), id.sequence())
+        })
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("format");
+    for encoding in Encoding::ALL {
+        group.bench_function(encoding.name(), |b| {
+            b.iter(|| encoding.encode(black_box(id)))
+        });
+    }
+    group.finish();
+    let mut group = c.benchmark_group("parse");
+    for encoding in Encoding::ALL {
+        let text = encoding.encode(id);
+        group.bench_function(encoding.name(), |b| {
+            b.iter(|| encoding.parse(black_box(text.as_bytes())).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, generators, decode_and_encodings);
+criterion_main!(benches);

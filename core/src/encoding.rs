@@ -1,0 +1,411 @@
+//! Text and byte encodings of an ID. `parse` accepts exactly the canonical
+//! form `encode` produces (letter case aside where the encoding is
+//! case-insensitive), so every encoding is a bijection on `u64`.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+const BASE32: &[u8; 32] = b"ybndrfg8ejkmcpqxot1uwisza345h769";
+const BASE36: &[u8; 36] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+const BASE58: &[u8; 58] = b"123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ";
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The encodings of the contract, named exactly so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// Base 10, no leading zeros.
+    Decimal,
+    /// 16 lower-case hex digits, zero-padded (upper case accepted on parse).
+    Hex,
+    /// Base 2, no leading zeros (bwmarrin).
+    Base2,
+    /// bwmarrin's base 32 alphabet `ybndrfg8ejkmcpqxot1uwisza345h769`, case-sensitive.
+    Base32,
+    /// Base 36, lower case (upper case accepted on parse).
+    Base36,
+    /// bwmarrin/Flickr base 58, case-sensitive.
+    Base58,
+    /// bwmarrin: standard padded base64 of the decimal string.
+    Base64,
+    /// 13 characters of Crockford base 32 (TSID style), case-insensitive.
+    Crockford32,
+    /// 8 bytes, big-endian.
+    Bytes,
+}
+
+impl Encoding {
+    /// Every encoding, in the contract's order.
+    pub const ALL: [Encoding; 9] = [
+        Encoding::Decimal,
+        Encoding::Hex,
+        Encoding::Base2,
+        Encoding::Base32,
+        Encoding::Base36,
+        Encoding::Base58,
+        Encoding::Base64,
+        Encoding::Crockford32,
+        Encoding::Bytes,
+    ];
+
+    /// The contract name (`"base58"` …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Decimal => "decimal",
+            Encoding::Hex => "hex",
+            Encoding::Base2 => "base2",
+            Encoding::Base32 => "base32",
+            Encoding::Base36 => "base36",
+            Encoding::Base58 => "base58",
+            Encoding::Base64 => "base64",
+            Encoding::Crockford32 => "crockford32",
+            Encoding::Bytes => "bytes",
+        }
+    }
+
+    /// Looks an encoding up by its contract name.
+    pub fn from_name(name: &str) -> Result<Encoding> {
+        Encoding::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
+                Error::InvalidArgument(format!(
+                    "unknown encoding {name:?} (encodings: {})",
+                    names.join(", ")
+                ))
+            })
+    }
+
+    /// Whether the encoding produces raw bytes rather than text.
+    pub fn is_binary(self) -> bool {
+        self == Encoding::Bytes
+    }
+
+    /// Encodes an ID without allocating.
+    pub fn encode(self, id: u64) -> Encoded {
+        let mut out = Encoded {
+            buf: [0; 64],
+            start: 64,
+            binary: self.is_binary(),
+        };
+        match self {
+            Encoding::Decimal => out.radix(id, b"0123456789"),
+            Encoding::Hex => out.fixed(id, HEX, 4, 16),
+            Encoding::Base2 => out.radix(id, b"01"),
+            Encoding::Base32 => out.radix(id, BASE32),
+            Encoding::Base36 => out.radix(id, BASE36),
+            Encoding::Base58 => out.radix(id, BASE58),
+            Encoding::Crockford32 => out.fixed(id, CROCKFORD, 5, 13),
+            Encoding::Bytes => {
+                out.buf[56..].copy_from_slice(&id.to_be_bytes());
+                out.start = 56;
+            }
+            Encoding::Base64 => {
+                let decimal = Encoding::Decimal.encode(id);
+                let mut b64 = [0u8; 28];
+                let n = base64_encode(decimal.as_bytes(), &mut b64);
+                out.start = (64 - n) as u8;
+                out.buf[64 - n..].copy_from_slice(&b64[..n]);
+            }
+        }
+        out
+    }
+
+    /// Encodes an ID as text. For [`Encoding::Bytes`] use [`Encoding::encode`].
+    pub fn format(self, id: u64) -> String {
+        let encoded = self.encode(id);
+        match encoded.as_str() {
+            Some(text) => text.to_owned(),
+            None => Encoding::Hex.format(id),
+        }
+    }
+
+    /// Parses exactly one canonical ID. Empty input, stray characters, a wrong
+    /// length for fixed-width encodings, non-canonical leading zeros and
+    /// values past 64 bits are `INVALID_ENCODING`.
+    pub fn parse(self, input: impl AsRef<[u8]>) -> Result<u64> {
+        let input = input.as_ref();
+        let fail = |reason: String| Error::InvalidEncoding {
+            encoding: self,
+            reason,
+        };
+        if input.is_empty() {
+            return Err(fail("empty input".into()));
+        }
+        match self {
+            Encoding::Decimal => parse_radix(input, 10, |c| digit(c, b"0123456789"), self),
+            Encoding::Base2 => parse_radix(input, 2, |c| digit(c, b"01"), self),
+            Encoding::Base32 => parse_radix(input, 32, |c| digit(c, BASE32), self),
+            Encoding::Base36 => {
+                parse_radix(input, 36, |c| digit(c.to_ascii_lowercase(), BASE36), self)
+            }
+            Encoding::Base58 => parse_radix(input, 58, |c| digit(c, BASE58), self),
+            Encoding::Hex => {
+                parse_fixed(input, 16, 4, |c| digit(c.to_ascii_lowercase(), HEX), self)
+            }
+            Encoding::Crockford32 => parse_fixed(
+                input,
+                13,
+                5,
+                |c| digit(c.to_ascii_uppercase(), CROCKFORD),
+                self,
+            ),
+            Encoding::Bytes => {
+                let bytes: [u8; 8] = input
+                    .try_into()
+                    .map_err(|_| fail(format!("expected 8 bytes, got {}", input.len())))?;
+                Ok(u64::from_be_bytes(bytes))
+            }
+            Encoding::Base64 => {
+                let decimal = base64_decode(input).map_err(fail)?;
+                Encoding::Decimal
+                    .parse(&decimal)
+                    .map_err(|e| fail(format!("does not hold a decimal ID ({e})")))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Encoding {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<Encoding> {
+        Encoding::from_name(name)
+    }
+}
+
+/// An encoded ID on the stack: text, or 8 raw bytes for [`Encoding::Bytes`].
+#[derive(Clone, Copy)]
+pub struct Encoded {
+    buf: [u8; 64],
+    start: u8,
+    binary: bool,
+}
+
+impl Encoded {
+    /// The encoded bytes (ASCII for text encodings).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf[usize::from(self.start)..]
+    }
+
+    /// The text, or `None` for [`Encoding::Bytes`].
+    pub fn as_str(&self) -> Option<&str> {
+        if self.binary {
+            None
+        } else {
+            // Every text alphabet is ASCII.
+            std::str::from_utf8(self.as_bytes()).ok()
+        }
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.start -= 1;
+        self.buf[usize::from(self.start)] = byte;
+    }
+
+    fn radix(&mut self, mut id: u64, alphabet: &[u8]) {
+        let base = alphabet.len() as u64;
+        loop {
+            self.push(alphabet[(id % base) as usize]);
+            id /= base;
+            if id == 0 {
+                break;
+            }
+        }
+    }
+
+    fn fixed(&mut self, id: u64, alphabet: &[u8], bits_per_char: u32, len: u32) {
+        let digit_mask = (1u64 << bits_per_char) - 1;
+        for i in 0..len {
+            self.push(alphabet[((id >> (i * bits_per_char)) & digit_mask) as usize]);
+        }
+    }
+}
+
+impl fmt::Debug for Encoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_str() {
+            Some(text) => write!(f, "Encoded({text:?})"),
+            None => write!(f, "Encoded({:?})", self.as_bytes()),
+        }
+    }
+}
+
+impl AsRef<[u8]> for Encoded {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+fn digit(c: u8, alphabet: &[u8]) -> Option<u64> {
+    alphabet.iter().position(|&a| a == c).map(|p| p as u64)
+}
+
+fn bad_char(input: &[u8], at: usize, encoding: Encoding) -> Error {
+    Error::InvalidEncoding {
+        encoding,
+        reason: format!(
+            "unexpected character {:?} at position {at}",
+            char::from(input[at])
+        ),
+    }
+}
+
+fn parse_radix(
+    input: &[u8],
+    base: u64,
+    digit: impl Fn(u8) -> Option<u64>,
+    encoding: Encoding,
+) -> Result<u64> {
+    let mut value: u64 = 0;
+    for (at, &c) in input.iter().enumerate() {
+        let d = digit(c).ok_or_else(|| bad_char(input, at, encoding))?;
+        if at == 0 && d == 0 && input.len() > 1 {
+            return Err(Error::InvalidEncoding {
+                encoding,
+                reason: "leading zeros are not canonical".into(),
+            });
+        }
+        value = value
+            .checked_mul(base)
+            .and_then(|v| v.checked_add(d))
+            .ok_or_else(|| Error::InvalidEncoding {
+                encoding,
+                reason: "overflows 64 bits".into(),
+            })?;
+    }
+    Ok(value)
+}
+
+fn parse_fixed(
+    input: &[u8],
+    len: usize,
+    bits_per_char: u32,
+    digit: impl Fn(u8) -> Option<u64>,
+    encoding: Encoding,
+) -> Result<u64> {
+    if input.len() != len {
+        return Err(Error::InvalidEncoding {
+            encoding,
+            reason: format!("expected {len} characters, got {}", input.len()),
+        });
+    }
+    let mut value: u128 = 0;
+    for (at, &c) in input.iter().enumerate() {
+        let d = digit(c).ok_or_else(|| bad_char(input, at, encoding))?;
+        value = (value << bits_per_char) | u128::from(d);
+    }
+    u64::try_from(value).map_err(|_| Error::InvalidEncoding {
+        encoding,
+        reason: "overflows 64 bits".into(),
+    })
+}
+
+fn base64_encode(input: &[u8], out: &mut [u8]) -> usize {
+    let mut n = 0;
+    for chunk in input.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let triple = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            out[n + i] = if i <= chunk.len() {
+                BASE64[((triple >> (18 - 6 * i)) & 63) as usize]
+            } else {
+                b'='
+            };
+        }
+        n += 4;
+    }
+    n
+}
+
+/// Strict standard base64: padding required, no stray bits in the last
+/// character, nothing but the alphabet.
+fn base64_decode(input: &[u8]) -> std::result::Result<Vec<u8>, String> {
+    if input.len() % 4 != 0 {
+        return Err(format!("length {} is not a multiple of 4", input.len()));
+    }
+    let mut out = Vec::with_capacity(input.len() / 4 * 3);
+    let quads = input.len() / 4;
+    for (q, quad) in input.chunks(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && q + 1 != quads) {
+            return Err("misplaced padding".into());
+        }
+        let mut triple = 0u32;
+        for (i, &c) in quad.iter().enumerate() {
+            let v = if i >= 4 - pad {
+                0
+            } else {
+                let at = q * 4 + i;
+                BASE64.iter().position(|&a| a == c).ok_or_else(|| {
+                    format!("unexpected character {:?} at position {at}", char::from(c))
+                })? as u32
+            };
+            triple = (triple << 6) | v;
+        }
+        let bytes = [(triple >> 16) as u8, (triple >> 8) as u8, triple as u8];
+        let keep = 3 - pad;
+        if bytes[keep..].iter().any(|&b| b != 0) {
+            return Err("non-canonical trailing bits".into());
+        }
+        out.extend_from_slice(&bytes[..keep]);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_encoding_round_trips_the_extremes() {
+        for e in Encoding::ALL {
+            for id in [0, 1, 57, 58, 1 << 53, (1 << 63) - 1, 1 << 63, u64::MAX] {
+                assert_eq!(e.parse(e.encode(id)).unwrap(), id, "{e} {id}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for e in Encoding::ALL {
+            assert_eq!(Encoding::from_name(e.name()).unwrap(), e);
+        }
+        assert_eq!(
+            Encoding::from_name("base99").unwrap_err().code(),
+            "INVALID_ARGUMENT"
+        );
+    }
+
+    #[test]
+    fn strictness() {
+        let code = |e: Encoding, s: &str| e.parse(s).unwrap_err().code();
+        assert_eq!(code(Encoding::Decimal, ""), "INVALID_ENCODING");
+        assert_eq!(
+            code(Encoding::Decimal, "18446744073709551616"),
+            "INVALID_ENCODING"
+        );
+        assert_eq!(code(Encoding::Decimal, "007"), "INVALID_ENCODING");
+        assert_eq!(code(Encoding::Decimal, "+7"), "INVALID_ENCODING");
+        assert_eq!(code(Encoding::Hex, "abc"), "INVALID_ENCODING");
+        assert_eq!(
+            code(Encoding::Crockford32, "G000000000000"),
+            "INVALID_ENCODING"
+        );
+        assert_eq!(code(Encoding::Base64, "MTE"), "INVALID_ENCODING");
+        assert_eq!(code(Encoding::Bytes, "1234567"), "INVALID_ENCODING");
+        assert_eq!(Encoding::Hex.parse("00000000000000FF").unwrap(), 255);
+    }
+}

@@ -1,0 +1,518 @@
+//! The generator: lock-free, strictly increasing, never the same ID twice.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::clock::{Clock, MonotonicClock};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, MAX_NODE_FIELDS};
+
+/// What a generator does when the clock reads earlier than the last tick it
+/// issued IDs for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BackwardsPolicy {
+    /// Refuse at once with `CLOCK_MOVED_BACKWARDS`, carrying how far.
+    Fail,
+    /// Wait for the clock to catch up if it is at most `max_ms` behind, else fail.
+    Wait {
+        /// The longest wait, in milliseconds.
+        max_ms: u64,
+    },
+    /// Keep issuing from the last tick; when its sequence is spent, move to
+    /// the next tick without waiting, so IDs run ahead of the clock until it
+    /// catches up.
+    Logical,
+}
+
+impl BackwardsPolicy {
+    /// The contract's default bound for [`BackwardsPolicy::Wait`].
+    pub const DEFAULT_WAIT_MS: u64 = 5;
+}
+
+impl Default for BackwardsPolicy {
+    fn default() -> Self {
+        BackwardsPolicy::Wait {
+            max_ms: Self::DEFAULT_WAIT_MS,
+        }
+    }
+}
+
+/// IDs reserved together: `count` IDs starting at `first`, `stride` apart
+/// (the sequence's place value), all in one tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdBlock {
+    /// The first ID.
+    pub first: u64,
+    /// Difference between consecutive IDs of the block.
+    pub stride: u64,
+    /// How many IDs the block holds (at least 1).
+    pub count: u64,
+}
+
+impl IdBlock {
+    /// The block's IDs in increasing order.
+    pub fn ids(self) -> impl Iterator<Item = u64> {
+        (0..self.count).map(move |i| self.first + i * self.stride)
+    }
+}
+
+/// The result of [`Generator::try_next_id`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TryNext {
+    /// An ID was issued.
+    Id(u64),
+    /// No ID can be issued before this Unix millisecond; wait, then try again.
+    WaitUntil(i64),
+}
+
+enum Step {
+    Reserved { ticks: u64, first: u64, count: u64 },
+    WaitUntil(i64),
+}
+
+/// Keeps the hot atomic on a cache line of its own.
+#[repr(align(64))]
+struct Padded(AtomicU64);
+
+/// No ID issued yet. Unreachable as a real state: a generator needs
+/// `time_bits + sequence_bits <= 63`.
+const NONE: u64 = u64::MAX;
+
+/// Issues IDs for one worker identity. `Send + Sync`: share it by reference
+/// or `Arc`; no lock is taken per ID (one compare-and-swap on a packed
+/// `(tick, sequence)` word).
+pub struct Generator {
+    layout: Layout,
+    nodes: [u64; MAX_NODE_FIELDS],
+    node_bits: u64,
+    clock: Arc<dyn Clock>,
+    policy: BackwardsPolicy,
+    state: Padded,
+}
+
+impl fmt::Debug for Generator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Generator")
+            .field("layout", &self.layout.name())
+            .field("nodes", &self.node_values())
+            .field("policy", &self.policy)
+            .field("clock", &self.clock)
+            .finish()
+    }
+}
+
+impl Generator {
+    /// A generator with node values in layout order, the monotonic clock and
+    /// the default backwards policy.
+    pub fn new(layout: Layout, nodes: &[u64]) -> Result<Generator> {
+        Generator::builder(layout).nodes(nodes).build()
+    }
+
+    /// Starts configuring a generator.
+    pub fn builder(layout: Layout) -> GeneratorBuilder {
+        GeneratorBuilder {
+            layout,
+            positional: None,
+            named: Vec::new(),
+            clock: None,
+            policy: BackwardsPolicy::default(),
+            after_ms: None,
+        }
+    }
+
+    /// The generator's layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    /// The worker identity, in layout order.
+    pub fn node_values(&self) -> &[u64] {
+        &self.nodes[..self.layout.node_fields().len()]
+    }
+    /// The backwards policy.
+    pub fn policy(&self) -> BackwardsPolicy {
+        self.policy
+    }
+    /// The clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    /// The Unix millisecond of the tick of the last issued ID, if any.
+    pub fn last_timestamp_ms(&self) -> Option<i64> {
+        let state = self.state.0.load(Ordering::Acquire);
+        (state != NONE).then(|| {
+            self.layout
+                .timestamp_of(state >> self.layout.sequence_bits())
+        })
+    }
+
+    /// The next ID, waiting for the next tick when this one's sequence is spent.
+    #[inline]
+    pub fn next_id(&self) -> Result<u64> {
+        loop {
+            match self.reserve(1)? {
+                Step::Reserved { ticks, first, .. } => {
+                    return Ok(self.layout.assemble(ticks, first, self.node_bits))
+                }
+                Step::WaitUntil(ms) => self.clock.wait_until(ms),
+            }
+        }
+    }
+
+    /// The next ID if one can be issued now, else the moment to wait for.
+    /// Bindings use it to wait without holding their interpreter's lock.
+    #[inline]
+    pub fn try_next_id(&self) -> Result<TryNext> {
+        Ok(match self.reserve(1)? {
+            Step::Reserved { ticks, first, .. } => {
+                TryNext::Id(self.layout.assemble(ticks, first, self.node_bits))
+            }
+            Step::WaitUntil(ms) => TryNext::WaitUntil(ms),
+        })
+    }
+
+    /// Waits on the generator's clock until `target_ms`.
+    pub fn wait_until(&self, target_ms: i64) {
+        self.clock.wait_until(target_ms);
+    }
+
+    /// Reserves up to `max` consecutive IDs of one tick in one step, waiting
+    /// if none is available yet.
+    pub fn next_block(&self, max: u64) -> Result<IdBlock> {
+        let max = max.max(1);
+        loop {
+            match self.reserve(max)? {
+                Step::Reserved {
+                    ticks,
+                    first,
+                    count,
+                } => {
+                    return Ok(IdBlock {
+                        first: self.layout.assemble(ticks, first, self.node_bits),
+                        stride: 1 << self.layout.sequence_shift(),
+                        count,
+                    })
+                }
+                Step::WaitUntil(ms) => self.clock.wait_until(ms),
+            }
+        }
+    }
+
+    /// Fills `out` with increasing IDs, a tick's worth per step.
+    pub fn fill(&self, out: &mut [u64]) -> Result<()> {
+        let mut filled = 0;
+        while filled < out.len() {
+            let block = self.next_block((out.len() - filled) as u64)?;
+            for (slot, id) in out[filled..].iter_mut().zip(block.ids()) {
+                *slot = id;
+            }
+            filled += block.count as usize;
+        }
+        Ok(())
+    }
+
+    /// `n` increasing IDs.
+    pub fn next_ids(&self, n: usize) -> Result<Vec<u64>> {
+        let mut ids = vec![0; n];
+        self.fill(&mut ids)?;
+        Ok(ids)
+    }
+
+    /// The core step: read the state, then the clock (in that order, so a
+    /// clock reading is never older than the state it is compared with),
+    /// decide, and publish with one compare-and-swap.
+    #[inline]
+    fn reserve(&self, want: u64) -> Result<Step> {
+        let layout = &self.layout;
+        let seq_bits = layout.sequence_bits();
+        let max_seq = layout.max_sequence();
+        let mut current = self.state.0.load(Ordering::Acquire);
+        loop {
+            let now_ms = self.clock.now_ms();
+            let now = layout.ticks_at(now_ms)?;
+            let (ticks, first) = if current == NONE {
+                (now, 0)
+            } else {
+                let last = current >> seq_bits;
+                let seq = current & max_seq;
+                if now > last {
+                    (now, 0)
+                } else if seq < max_seq && (now == last || self.policy == BackwardsPolicy::Logical)
+                {
+                    (last, seq + 1)
+                } else if now == last {
+                    return self.after_tick(last).map(Step::WaitUntil);
+                } else {
+                    let behind_ms = (layout.timestamp_of(last) - now_ms) as u64;
+                    match self.policy {
+                        BackwardsPolicy::Fail => {
+                            return Err(Error::ClockMovedBackwards {
+                                behind_ms,
+                                allowed_ms: 0,
+                            })
+                        }
+                        BackwardsPolicy::Wait { max_ms } if behind_ms <= max_ms => {
+                            return Ok(Step::WaitUntil(layout.timestamp_of(last)))
+                        }
+                        BackwardsPolicy::Wait { max_ms } => {
+                            return Err(Error::ClockMovedBackwards {
+                                behind_ms,
+                                allowed_ms: max_ms,
+                            })
+                        }
+                        BackwardsPolicy::Logical => {
+                            self.after_tick(last)?;
+                            (last + 1, 0)
+                        }
+                    }
+                }
+            };
+            let count = want.min(max_seq - first + 1);
+            let next = (ticks << seq_bits) | (first + count - 1);
+            match self.state.0.compare_exchange_weak(
+                current,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => {
+                    return Ok(Step::Reserved {
+                        ticks,
+                        first,
+                        count,
+                    })
+                }
+                Err(actual) => current = actual,
+            }
+        }
+    }
+
+    /// The first millisecond of the tick after `last`, if the layout has one.
+    fn after_tick(&self, last: u64) -> Result<i64> {
+        let layout = &self.layout;
+        if last >= layout.max_ticks() {
+            let end = layout.max_timestamp_ms();
+            return Err(Error::TimestampOverflow {
+                timestamp_ms: end.saturating_add(1),
+                max_timestamp_ms: end,
+            });
+        }
+        Ok(layout.timestamp_of(last + 1))
+    }
+}
+
+/// Configures a [`Generator`].
+#[must_use]
+pub struct GeneratorBuilder {
+    layout: Layout,
+    positional: Option<Vec<u64>>,
+    named: Vec<(String, u64)>,
+    clock: Option<Arc<dyn Clock>>,
+    policy: BackwardsPolicy,
+    after_ms: Option<i64>,
+}
+
+impl fmt::Debug for GeneratorBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GeneratorBuilder")
+            .field("layout", &self.layout.name())
+            .field("positional", &self.positional)
+            .field("named", &self.named)
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl GeneratorBuilder {
+    /// The worker identity as values in layout order.
+    pub fn nodes(mut self, values: &[u64]) -> Self {
+        self.positional = Some(values.to_vec());
+        self
+    }
+    /// One node field of the worker identity, by name.
+    pub fn node(mut self, name: impl Into<String>, value: u64) -> Self {
+        self.named.push((name.into(), value));
+        self
+    }
+    /// The clock (default: [`MonotonicClock`]).
+    pub fn clock(self, clock: impl Clock + 'static) -> Self {
+        self.shared_clock(Arc::new(clock))
+    }
+    /// A clock shared with other owners.
+    pub fn shared_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+    /// What to do when time goes backwards (default: wait up to 5 ms).
+    pub fn on_clock_backwards(mut self, policy: BackwardsPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+    /// Issue no ID in a tick at or before the one holding `timestamp_ms`
+    /// (a high-water mark left by a previous run with the same identity).
+    pub fn after(mut self, timestamp_ms: i64) -> Self {
+        self.after_ms = Some(timestamp_ms);
+        self
+    }
+
+    /// Validates the identity against the layout and builds.
+    pub fn build(self) -> Result<Generator> {
+        let layout = self.layout;
+        if u32::from(layout.time_bits()) + u32::from(layout.sequence_bits()) > 63 {
+            return Err(Error::InvalidLayout(
+                "a generator needs time_bits + sequence_bits <= 63".into(),
+            ));
+        }
+        let nodes = match (self.positional, self.named.is_empty()) {
+            (Some(_), false) => {
+                return Err(Error::InvalidArgument(
+                    "give the node fields either by position or by name, not both".into(),
+                ))
+            }
+            (Some(values), true) => {
+                layout.node_bits(&values)?;
+                let mut nodes = [0; MAX_NODE_FIELDS];
+                nodes[..values.len()].copy_from_slice(&values);
+                nodes
+            }
+            (None, _) => layout.node_values(self.named.iter().map(|(n, v)| (n.as_str(), *v)))?,
+        };
+        let node_bits = layout.node_bits(&nodes[..layout.node_fields().len()])?;
+        let state = match self.after_ms {
+            None => NONE,
+            Some(ms) if ms < layout.epoch_ms() => NONE,
+            Some(ms) => {
+                let ticks = layout.ticks_at(ms)?;
+                (ticks << layout.sequence_bits()) | layout.max_sequence()
+            }
+        };
+        Ok(Generator {
+            nodes,
+            node_bits,
+            clock: self
+                .clock
+                .unwrap_or_else(|| Arc::new(MonotonicClock::new())),
+            policy: self.policy,
+            state: Padded(AtomicU64::new(state)),
+            layout,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::ManualClock;
+
+    fn manual(layout: Layout, policy: BackwardsPolicy, at: i64) -> (Generator, ManualClock) {
+        let clock = ManualClock::new(at);
+        let nodes = vec![1; layout.node_fields().len()];
+        let generator = Generator::builder(layout)
+            .nodes(&nodes)
+            .clock(clock.clone())
+            .on_clock_backwards(policy)
+            .build()
+            .unwrap();
+        (generator, clock)
+    }
+
+    #[test]
+    fn same_tick_counts_then_waits_for_the_next() {
+        let layout = Layout::custom(0, 41)
+            .node("n", 2)
+            .sequence_bits(2)
+            .build()
+            .unwrap();
+        let (g, clock) = manual(layout.clone(), BackwardsPolicy::Fail, 100);
+        let seqs: Vec<_> = (0..5)
+            .map(|_| layout.decode(g.next_id().unwrap()).unwrap())
+            .collect();
+        assert_eq!(
+            seqs.iter().map(|p| p.sequence).collect::<Vec<_>>(),
+            [0, 1, 2, 3, 0]
+        );
+        assert_eq!(seqs[4].timestamp_ms, 101);
+        assert_eq!(clock.now_ms(), 101);
+    }
+
+    #[test]
+    fn backwards_policies() {
+        let t = Layout::twitter();
+        let at = t.epoch_ms() + 1000;
+        let (g, clock) = manual(t.clone(), BackwardsPolicy::Fail, at);
+        g.next_id().unwrap();
+        clock.set(at - 3);
+        assert_eq!(
+            g.next_id().unwrap_err(),
+            Error::ClockMovedBackwards {
+                behind_ms: 3,
+                allowed_ms: 0
+            }
+        );
+
+        let (g, clock) = manual(t.clone(), BackwardsPolicy::default(), at);
+        let first = g.next_id().unwrap();
+        clock.set(at - 5);
+        let second = g.next_id().unwrap();
+        assert!(second > first);
+        assert_eq!(clock.now_ms(), at);
+        clock.set(at - 6);
+        assert_eq!(g.next_id().unwrap_err().code(), "CLOCK_MOVED_BACKWARDS");
+
+        let (g, clock) = manual(t.clone(), BackwardsPolicy::Logical, at);
+        let first = g.next_id().unwrap();
+        clock.set(at - 100);
+        let second = g.next_id().unwrap();
+        assert_eq!(second, first + 1);
+        assert_eq!(clock.now_ms(), at - 100);
+    }
+
+    #[test]
+    fn high_water_mark_is_respected() {
+        let t = Layout::twitter();
+        let at = t.epoch_ms() + 1000;
+        let clock = ManualClock::new(at - 2);
+        let g = Generator::builder(t.clone())
+            .nodes(&[0, 0])
+            .clock(clock.clone())
+            .after(at)
+            .build()
+            .unwrap();
+        let id = g.next_id().unwrap();
+        assert_eq!(t.decode(id).unwrap().timestamp_ms, at + 1);
+    }
+
+    #[test]
+    fn blocks_stay_in_one_tick_and_fill_crosses_ticks() {
+        let s = Layout::sonyflake();
+        let (g, _clock) = manual(s.clone(), BackwardsPolicy::Fail, s.epoch_ms() + 50);
+        let block = g.next_block(1000).unwrap();
+        assert_eq!(block.count, 256);
+        assert_eq!(block.stride, 1 << 16);
+        let ids = g.next_ids(600).unwrap();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]));
+        assert!(ids[0] > block.ids().last().unwrap());
+    }
+
+    #[test]
+    fn identity_is_validated() {
+        let t = Layout::twitter();
+        assert_eq!(
+            Generator::new(t.clone(), &[32, 0]).unwrap_err().code(),
+            "FIELD_OUT_OF_RANGE"
+        );
+        assert_eq!(
+            Generator::new(t.clone(), &[1]).unwrap_err().code(),
+            "INVALID_ARGUMENT"
+        );
+        assert_eq!(
+            Generator::builder(t)
+                .node("datacenter_id", 1)
+                .build()
+                .unwrap_err()
+                .code(),
+            "INVALID_ARGUMENT"
+        );
+    }
+}

@@ -1,0 +1,534 @@
+//! Bit layouts: the five presets of the contract and validated custom layouts.
+
+use crate::error::{Error, Result};
+
+/// The most node fields a layout may have. Keeps decoded parts on the stack.
+pub const MAX_NODE_FIELDS: usize = 8;
+
+/// Names a node field may not take, because decoded parts already use them.
+const RESERVED_NAMES: [&str; 8] = [
+    "id",
+    "time",
+    "timestamp",
+    "timestamp_ms",
+    "sequence",
+    "unused",
+    "datetime",
+    "layout",
+];
+
+/// The preset names, in the contract's order.
+pub const PRESETS: [&str; 5] = ["twitter", "snowflake", "discord", "instagram", "sonyflake"];
+
+/// One named node field (datacenter, machine, shard …).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NodeField {
+    name: String,
+    bits: u8,
+    shift: u8,
+}
+
+impl NodeField {
+    /// The field's contract name, e.g. `machine_id`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Width in bits.
+    pub fn bits(&self) -> u8 {
+        self.bits
+    }
+    /// Position of the field's lowest bit.
+    pub fn shift(&self) -> u8 {
+        self.shift
+    }
+    /// The largest value the field holds.
+    pub fn max(&self) -> u64 {
+        mask(self.bits)
+    }
+}
+
+/// Where every bit of an ID goes. Cheap to clone; compare with `==`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    name: String,
+    epoch_ms: i64,
+    tick_ms: u64,
+    time_bits: u8,
+    time_shift: u8,
+    sequence_bits: u8,
+    sequence_shift: u8,
+    sequence_above_nodes: bool,
+    nodes: Vec<NodeField>,
+}
+
+pub(crate) const fn mask(bits: u8) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+impl Layout {
+    /// Twitter's original: 1 unused · 41 time · 5 datacenter · 5 machine · 12 sequence.
+    pub fn twitter() -> Layout {
+        preset(
+            "twitter",
+            1_288_834_974_657,
+            1,
+            41,
+            &[("datacenter_id", 5), ("machine_id", 5)],
+            12,
+            false,
+        )
+    }
+    /// bwmarrin/snowflake: 1 unused · 41 time · 10 node · 12 sequence.
+    pub fn snowflake() -> Layout {
+        preset(
+            "snowflake",
+            1_288_834_974_657,
+            1,
+            41,
+            &[("node_id", 10)],
+            12,
+            false,
+        )
+    }
+    /// Discord: 42 time · 5 worker · 5 process · 12 increment.
+    pub fn discord() -> Layout {
+        preset(
+            "discord",
+            1_420_070_400_000,
+            1,
+            42,
+            &[("worker_id", 5), ("process_id", 5)],
+            12,
+            false,
+        )
+    }
+    /// Instagram: 41 time · 13 shard · 10 sequence.
+    pub fn instagram() -> Layout {
+        preset(
+            "instagram",
+            1_314_220_021_721,
+            1,
+            41,
+            &[("shard_id", 13)],
+            10,
+            false,
+        )
+    }
+    /// Sonyflake: 1 unused · 39 time in 10 ms ticks · 8 sequence · 16 machine.
+    pub fn sonyflake() -> Layout {
+        preset(
+            "sonyflake",
+            1_409_529_600_000,
+            10,
+            39,
+            &[("machine_id", 16)],
+            8,
+            true,
+        )
+    }
+
+    /// A preset by its contract name (`"twitter"` …).
+    pub fn preset(name: &str) -> Result<Layout> {
+        match name {
+            "twitter" => Ok(Layout::twitter()),
+            "snowflake" => Ok(Layout::snowflake()),
+            "discord" => Ok(Layout::discord()),
+            "instagram" => Ok(Layout::instagram()),
+            "sonyflake" => Ok(Layout::sonyflake()),
+            other => Err(Error::InvalidLayout(format!(
+                "unknown preset {other:?} (presets: {})",
+                PRESETS.join(", ")
+            ))),
+        }
+    }
+
+    /// Starts a custom layout; [`LayoutBuilder::build`] validates it.
+    pub fn custom(epoch_ms: i64, time_bits: u8) -> LayoutBuilder {
+        LayoutBuilder {
+            epoch_ms,
+            time_bits,
+            tick_ms: 1,
+            nodes: Vec::new(),
+            sequence_bits: 12,
+            sequence_above_nodes: false,
+        }
+    }
+
+    /// The preset's name, or `"custom"`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Unix milliseconds of tick 0.
+    pub fn epoch_ms(&self) -> i64 {
+        self.epoch_ms
+    }
+    /// Length of one tick of the time field, in milliseconds.
+    pub fn tick_ms(&self) -> u64 {
+        self.tick_ms
+    }
+    /// Width of the time field.
+    pub fn time_bits(&self) -> u8 {
+        self.time_bits
+    }
+    /// Position of the time field's lowest bit.
+    pub fn time_shift(&self) -> u8 {
+        self.time_shift
+    }
+    /// Width of the sequence.
+    pub fn sequence_bits(&self) -> u8 {
+        self.sequence_bits
+    }
+    /// Position of the sequence's lowest bit.
+    pub fn sequence_shift(&self) -> u8 {
+        self.sequence_shift
+    }
+    /// Whether the sequence sits above the node fields (Sonyflake) instead of below.
+    pub fn sequence_above_nodes(&self) -> bool {
+        self.sequence_above_nodes
+    }
+    /// The node fields, most significant first.
+    pub fn node_fields(&self) -> &[NodeField] {
+        &self.nodes
+    }
+    /// Unused bits at the top of the ID (always zero in a valid ID).
+    pub fn unused_bits(&self) -> u8 {
+        64 - self.time_bits - self.time_shift
+    }
+    /// The largest sequence value.
+    pub fn max_sequence(&self) -> u64 {
+        mask(self.sequence_bits)
+    }
+    /// The largest tick count the time field holds.
+    pub fn max_ticks(&self) -> u64 {
+        mask(self.time_bits)
+    }
+    /// The last Unix millisecond the time field can encode.
+    pub fn max_timestamp_ms(&self) -> i64 {
+        // Fits: checked when the layout was built.
+        self.epoch_ms + ((self.max_ticks() as i128 + 1) * self.tick_ms as i128 - 1) as i64
+    }
+    /// Every bit a valid ID may set.
+    pub fn id_mask(&self) -> u64 {
+        mask(64 - self.unused_bits())
+    }
+    /// Index of a node field by name.
+    pub fn node_index(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|f| f.name == name)
+    }
+
+    /// The tick a Unix timestamp falls in, range-checked.
+    pub fn ticks_at(&self, timestamp_ms: i64) -> Result<u64> {
+        if timestamp_ms < self.epoch_ms {
+            return Err(Error::TimestampBeforeEpoch {
+                timestamp_ms,
+                epoch_ms: self.epoch_ms,
+            });
+        }
+        let elapsed = timestamp_ms.abs_diff(self.epoch_ms);
+        let ticks = if self.tick_ms == 1 {
+            elapsed
+        } else {
+            elapsed / self.tick_ms
+        };
+        if ticks > self.max_ticks() {
+            return Err(Error::TimestampOverflow {
+                timestamp_ms,
+                max_timestamp_ms: self.max_timestamp_ms(),
+            });
+        }
+        Ok(ticks)
+    }
+
+    /// The Unix millisecond at which a tick starts. `ticks` must fit the time field.
+    pub fn timestamp_of(&self, ticks: u64) -> i64 {
+        self.epoch_ms + (ticks * self.tick_ms) as i64
+    }
+
+    /// Range-checks node values given in layout order and packs them in place.
+    pub fn node_bits(&self, values: &[u64]) -> Result<u64> {
+        if values.len() != self.nodes.len() {
+            return Err(Error::InvalidArgument(format!(
+                "layout {} has {} node fields ({}), got {} values",
+                self.name,
+                self.nodes.len(),
+                self.field_names(),
+                values.len()
+            )));
+        }
+        let mut bits = 0;
+        for (field, &value) in self.nodes.iter().zip(values) {
+            if value > field.max() {
+                return Err(Error::out_of_range(&field.name, value, field.max()));
+            }
+            bits |= value << field.shift;
+        }
+        Ok(bits)
+    }
+
+    /// Orders node values given by name into layout order. Every field must be
+    /// named exactly once; an unknown name is an error, never ignored.
+    pub fn node_values<'a, I>(&self, named: I) -> Result<[u64; MAX_NODE_FIELDS]>
+    where
+        I: IntoIterator<Item = (&'a str, u64)>,
+    {
+        let mut values = [0; MAX_NODE_FIELDS];
+        let mut seen = [false; MAX_NODE_FIELDS];
+        for (name, value) in named {
+            let Some(i) = self.node_index(name) else {
+                return Err(Error::InvalidArgument(format!(
+                    "layout {} has no field {name:?} (fields: {})",
+                    self.name,
+                    self.field_names()
+                )));
+            };
+            if seen[i] {
+                return Err(Error::InvalidArgument(format!(
+                    "field {name:?} given twice"
+                )));
+            }
+            seen[i] = true;
+            values[i] = value;
+        }
+        if let Some(missing) = self.nodes.iter().zip(seen).find(|(_, s)| !s) {
+            return Err(Error::InvalidArgument(format!(
+                "missing field {:?} for layout {}",
+                missing.0.name, self.name
+            )));
+        }
+        Ok(values)
+    }
+
+    pub(crate) fn field_names(&self) -> String {
+        let names: Vec<&str> = self.nodes.iter().map(|f| f.name.as_str()).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    /// Places ticks and sequence; the caller has range-checked both.
+    #[inline(always)]
+    pub(crate) fn assemble(&self, ticks: u64, sequence: u64, node_bits: u64) -> u64 {
+        (ticks << self.time_shift) | (sequence << self.sequence_shift) | node_bits
+    }
+}
+
+fn preset(
+    name: &str,
+    epoch_ms: i64,
+    tick_ms: u64,
+    time_bits: u8,
+    nodes: &[(&str, u8)],
+    sequence_bits: u8,
+    sequence_above_nodes: bool,
+) -> Layout {
+    let mut builder = Layout::custom(epoch_ms, time_bits)
+        .tick_ms(tick_ms)
+        .sequence_bits(sequence_bits)
+        .sequence_above_nodes(sequence_above_nodes);
+    for &(field, bits) in nodes {
+        builder = builder.node(field, bits);
+    }
+    let mut layout = builder.build().expect("presets are valid");
+    layout.name = name.to_owned();
+    layout
+}
+
+/// A custom layout under construction. Defaults: 1 ms ticks, 12-bit sequence
+/// below the node fields, no node fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[must_use]
+pub struct LayoutBuilder {
+    epoch_ms: i64,
+    time_bits: u8,
+    tick_ms: u64,
+    nodes: Vec<(String, u8)>,
+    sequence_bits: u8,
+    sequence_above_nodes: bool,
+}
+
+impl LayoutBuilder {
+    /// Length of one tick in milliseconds (Sonyflake uses 10).
+    pub fn tick_ms(mut self, tick_ms: u64) -> Self {
+        self.tick_ms = tick_ms;
+        self
+    }
+    /// Appends a node field below the ones already added.
+    pub fn node(mut self, name: impl Into<String>, bits: u8) -> Self {
+        self.nodes.push((name.into(), bits));
+        self
+    }
+    /// Width of the sequence.
+    pub fn sequence_bits(mut self, bits: u8) -> Self {
+        self.sequence_bits = bits;
+        self
+    }
+    /// Puts the sequence above the node fields, as Sonyflake does.
+    pub fn sequence_above_nodes(mut self, above: bool) -> Self {
+        self.sequence_above_nodes = above;
+        self
+    }
+
+    /// Validates and builds. Fails with `INVALID_LAYOUT` when the fields do
+    /// not fit 64 bits, the time or sequence has zero width, a node field is
+    /// empty, duplicated, reserved or not `[a-z][a-z0-9_]*`, or the last tick
+    /// would not be a representable Unix millisecond.
+    pub fn build(self) -> Result<Layout> {
+        let invalid = |reason: String| Err(Error::InvalidLayout(reason));
+        if self.time_bits == 0 {
+            return invalid("the time field needs at least one bit".into());
+        }
+        if self.sequence_bits == 0 {
+            return invalid("the sequence needs at least one bit".into());
+        }
+        if self.tick_ms == 0 {
+            return invalid("tick_ms must be at least 1".into());
+        }
+        if self.nodes.len() > MAX_NODE_FIELDS {
+            return invalid(format!("at most {MAX_NODE_FIELDS} node fields"));
+        }
+        let mut total = u32::from(self.time_bits) + u32::from(self.sequence_bits);
+        for (i, (name, bits)) in self.nodes.iter().enumerate() {
+            if name.is_empty() {
+                return invalid("a node field needs a name".into());
+            }
+            let mut chars = name.chars();
+            let valid = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+                && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if !valid {
+                return invalid(format!(
+                    "node field name {name:?} must match [a-z][a-z0-9_]*"
+                ));
+            }
+            if RESERVED_NAMES.contains(&name.as_str()) {
+                return invalid(format!("node field name {name:?} is reserved"));
+            }
+            if self.nodes[..i].iter().any(|(other, _)| other == name) {
+                return invalid(format!("duplicate node field {name:?}"));
+            }
+            if *bits == 0 {
+                return invalid(format!("node field {name:?} needs at least one bit"));
+            }
+            total += u32::from(*bits);
+        }
+        if total > 64 {
+            return invalid(format!("the fields take {total} bits, more than 64"));
+        }
+        let last_ms = i128::from(self.epoch_ms)
+            + (i128::from(mask(self.time_bits)) + 1) * i128::from(self.tick_ms)
+            - 1;
+        if last_ms > i128::from(i64::MAX) {
+            return invalid("the time field runs past the largest Unix millisecond".into());
+        }
+
+        // Lay the fields out from the least significant bit up.
+        let mut shift = 0u8;
+        let mut nodes: Vec<NodeField> = Vec::with_capacity(self.nodes.len());
+        let mut sequence_shift = 0;
+        if !self.sequence_above_nodes {
+            shift += self.sequence_bits;
+        }
+        for (name, bits) in self.nodes.iter().rev() {
+            nodes.push(NodeField {
+                name: name.clone(),
+                bits: *bits,
+                shift,
+            });
+            shift += bits;
+        }
+        nodes.reverse();
+        if self.sequence_above_nodes {
+            sequence_shift = shift;
+            shift += self.sequence_bits;
+        }
+        Ok(Layout {
+            name: "custom".to_owned(),
+            epoch_ms: self.epoch_ms,
+            tick_ms: self.tick_ms,
+            time_bits: self.time_bits,
+            time_shift: shift,
+            sequence_bits: self.sequence_bits,
+            sequence_shift,
+            sequence_above_nodes: self.sequence_above_nodes,
+            nodes,
+        })
+    }
+}
+
+impl std::str::FromStr for Layout {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<Layout> {
+        Layout::preset(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_fill_64_bits_as_the_contract_says() {
+        let t = Layout::twitter();
+        assert_eq!(
+            (t.unused_bits(), t.time_shift(), t.sequence_shift()),
+            (1, 22, 0)
+        );
+        assert_eq!(t.node_fields()[0].shift(), 17);
+        assert_eq!(t.node_fields()[1].shift(), 12);
+        let s = Layout::sonyflake();
+        assert_eq!(
+            (s.unused_bits(), s.time_shift(), s.sequence_shift()),
+            (1, 24, 16)
+        );
+        assert_eq!(s.node_fields()[0].shift(), 0);
+        assert_eq!(Layout::discord().unused_bits(), 0);
+        assert_eq!(Layout::instagram().time_shift(), 23);
+    }
+
+    #[test]
+    fn custom_layouts_are_validated() {
+        let code = |b: LayoutBuilder| b.build().unwrap_err().code();
+        assert_eq!(code(Layout::custom(0, 0)), "INVALID_LAYOUT");
+        assert_eq!(
+            code(Layout::custom(0, 41).sequence_bits(0)),
+            "INVALID_LAYOUT"
+        );
+        assert_eq!(code(Layout::custom(0, 41).node("a", 20)), "INVALID_LAYOUT");
+        assert_eq!(
+            code(Layout::custom(0, 41).node("a", 1).node("a", 1)),
+            "INVALID_LAYOUT"
+        );
+        assert_eq!(code(Layout::custom(0, 41).node("", 1)), "INVALID_LAYOUT");
+        assert_eq!(
+            code(Layout::custom(0, 41).node("sequence", 1)),
+            "INVALID_LAYOUT"
+        );
+        assert_eq!(code(Layout::custom(0, 41).node("Bad", 1)), "INVALID_LAYOUT");
+        assert_eq!(code(Layout::custom(i64::MAX - 5, 41)), "INVALID_LAYOUT");
+        assert!(Layout::custom(0, 41).node("a", 11).build().is_ok());
+    }
+
+    #[test]
+    fn node_values_refuse_unknown_and_missing_names() {
+        let t = Layout::twitter();
+        assert_eq!(
+            t.node_values([("datacenter_id", 1)]).unwrap_err().code(),
+            "INVALID_ARGUMENT"
+        );
+        assert_eq!(
+            t.node_values([("datacenter_id", 1), ("machine_id", 2), ("x", 3)])
+                .unwrap_err()
+                .code(),
+            "INVALID_ARGUMENT"
+        );
+        let v = t
+            .node_values([("machine_id", 2), ("datacenter_id", 1)])
+            .unwrap();
+        assert_eq!(&v[..2], &[1, 2]);
+    }
+}
