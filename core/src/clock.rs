@@ -26,7 +26,7 @@ pub trait Clock: Send + Sync + fmt::Debug {
                 std::thread::sleep(Duration::from_millis((remaining - 1) as u64));
             } else {
                 spins += 1;
-                if spins % 64 == 0 {
+                if spins.is_multiple_of(64) {
                     std::thread::yield_now();
                 } else {
                     std::hint::spin_loop();

@@ -333,7 +333,7 @@ fn base64_encode(input: &[u8], out: &mut [u8]) -> usize {
 /// Strict standard base64: padding required, no stray bits in the last
 /// character, nothing but the alphabet.
 fn base64_decode(input: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    if input.len() % 4 != 0 {
+    if !input.len().is_multiple_of(4) {
         return Err(format!("length {} is not a multiple of 4", input.len()));
     }
     let mut out = Vec::with_capacity(input.len() / 4 * 3);

@@ -1,0 +1,73 @@
+//! Round trips and orderings over arbitrary input.
+
+use polyflake::{Encoding, Layout, PRESETS};
+use proptest::prelude::*;
+
+fn any_layout() -> impl Strategy<Value = Layout> {
+    prop::sample::select(PRESETS.to_vec()).prop_map(|name| Layout::preset(name).unwrap())
+}
+
+proptest! {
+    #[test]
+    fn every_valid_id_round_trips(layout in any_layout(), raw in any::<u64>()) {
+        let id = raw & layout.id_mask();
+        let parts = layout.decode(id).unwrap();
+        prop_assert_eq!(layout.compose(parts.timestamp_ms, parts.sequence, parts.nodes()).unwrap(), id);
+        let bits: String = layout.explain(id).unwrap().iter().map(|s| s.bits()).collect();
+        prop_assert_eq!(bits, format!("{id:064b}"));
+    }
+
+    #[test]
+    fn composed_parts_come_back(layout in any_layout(), t in any::<u64>(), s in any::<u64>(), n in any::<[u64; 2]>()) {
+        let span = (layout.max_timestamp_ms() - layout.epoch_ms()) as u64 + 1;
+        let ts = layout.epoch_ms() + (t % span) as i64;
+        let seq = s % (layout.max_sequence() + 1);
+        let nodes: Vec<u64> = layout.node_fields().iter().zip(n).map(|(f, v)| v % (f.max() + 1)).collect();
+        let id = layout.compose(ts, seq, &nodes).unwrap();
+        let parts = layout.decode(id).unwrap();
+        prop_assert_eq!(parts.sequence, seq);
+        prop_assert_eq!(parts.nodes(), &nodes[..]);
+        prop_assert!(parts.timestamp_ms <= ts && ts - parts.timestamp_ms < layout.tick_ms() as i64);
+        prop_assert!(layout.min_id(ts).unwrap() <= id && id <= layout.max_id(ts).unwrap());
+    }
+
+    #[test]
+    fn later_parts_sort_later(layout in any_layout(), t in 0u64..1 << 40, s in any::<u64>()) {
+        let span = (layout.max_timestamp_ms() - layout.epoch_ms()) as u64;
+        let ts = layout.epoch_ms() + (t % (span - layout.tick_ms())) as i64;
+        let seq = s % layout.max_sequence();
+        let nodes = vec![0; layout.node_fields().len()];
+        let a = layout.compose(ts, seq, &nodes).unwrap();
+        prop_assert!(layout.compose(ts, seq + 1, &nodes).unwrap() > a);
+        prop_assert!(layout.compose(ts + layout.tick_ms() as i64, 0, &nodes).unwrap() > a);
+    }
+
+    #[test]
+    fn every_encoding_round_trips(id in any::<u64>()) {
+        for encoding in Encoding::ALL {
+            prop_assert_eq!(encoding.parse(encoding.encode(id)).unwrap(), id);
+        }
+        for encoding in [Encoding::Hex, Encoding::Base36, Encoding::Crockford32] {
+            let text = encoding.format(id);
+            prop_assert_eq!(encoding.parse(text.to_uppercase()).unwrap(), id);
+            prop_assert_eq!(encoding.parse(text.to_lowercase()).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn fixed_width_text_sorts_like_the_id(a in any::<u64>(), b in any::<u64>()) {
+        for encoding in [Encoding::Hex, Encoding::Crockford32] {
+            prop_assert_eq!(encoding.format(a).cmp(&encoding.format(b)), a.cmp(&b));
+        }
+    }
+
+    #[test]
+    fn parse_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..80)) {
+        for encoding in Encoding::ALL {
+            if let Ok(id) = encoding.parse(&bytes) {
+                // Whatever parses is canonical, up to letter case.
+                prop_assert_eq!(encoding.encode(id).as_bytes().to_ascii_lowercase(), bytes.to_ascii_lowercase());
+            }
+        }
+    }
+}
