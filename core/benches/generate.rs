@@ -19,22 +19,24 @@ const BATCH: u64 = 32;
 const WAITED: Duration = Duration::from_micros(4);
 
 /// Time for `iters` calls of `next`, split over `threads` threads sharing
-/// the generator; with `skip_waits`, batches that waited for a tick are
-/// neither timed nor counted.
+/// the generator. Plain runs return the wall time from the first thread's
+/// start to the last thread's end. With `skip_waits`, batches that waited for
+/// a tick are neither timed nor counted, and each thread's time is scaled
+/// to its share; threads run side by side, so the result is their mean.
 fn timed(iters: u64, threads: u64, skip_waits: bool, next: &(dyn Fn() -> u64 + Sync)) -> Duration {
     let per_thread = iters.div_ceil(threads);
     let barrier = Barrier::new(threads as usize);
-    let total: Duration = std::thread::scope(|s| {
+    let spans: Vec<(Instant, Instant, Duration)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     barrier.wait();
+                    let start = Instant::now();
                     if !skip_waits {
-                        let start = Instant::now();
                         for _ in 0..per_thread {
                             black_box(next());
                         }
-                        return start.elapsed();
+                        return (start, Instant::now(), Duration::ZERO);
                     }
                     let mut counted = 0;
                     let mut spent = Duration::ZERO;
@@ -49,14 +51,22 @@ fn timed(iters: u64, threads: u64, skip_waits: bool, next: &(dyn Fn() -> u64 + S
                             counted += BATCH;
                         }
                     }
-                    spent * per_thread as u32 / counted as u32
+                    (
+                        start,
+                        Instant::now(),
+                        spent * per_thread as u32 / counted as u32,
+                    )
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).sum()
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    // Threads run side by side: the wall time of the run is their mean.
-    total / threads as u32
+    if skip_waits {
+        return spans.iter().map(|s| s.2).sum::<Duration>() / threads as u32;
+    }
+    let first = spans.iter().map(|s| s.0).min().unwrap();
+    let last = spans.iter().map(|s| s.1).max().unwrap();
+    last - first
 }
 
 fn generators(c: &mut Criterion) {

@@ -1,5 +1,6 @@
 //! Clocks: where a generator gets the current Unix millisecond.
 
+use std::any::Any;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// A source of Unix milliseconds. Implementations must be cheap to read; the
 /// generator reads the clock once per ID.
-pub trait Clock: Send + Sync + fmt::Debug {
+pub trait Clock: Any + Send + Sync + fmt::Debug {
     /// The current time in Unix milliseconds.
     fn now_ms(&self) -> i64;
 
@@ -225,5 +226,60 @@ mod tests {
         assert_eq!(clock.now_ms(), 15);
         clock.advance(-20);
         assert_eq!(clock.now_ms(), -5);
+    }
+}
+
+/// The clock a generator holds: the built-in clocks dispatched statically
+/// (the monotonic clock is read once per ID, so its read must inline), any
+/// other through its vtable.
+#[derive(Debug, Clone)]
+pub(crate) enum ClockSource {
+    Monotonic(Arc<MonotonicClock>),
+    Manual(ManualClock),
+    Wall,
+    Other(Arc<dyn Clock>),
+}
+
+impl ClockSource {
+    pub(crate) fn new(clock: Arc<dyn Clock>) -> Self {
+        let any: Arc<dyn Any + Send + Sync> = clock.clone();
+        if let Ok(monotonic) = Arc::clone(&any).downcast::<MonotonicClock>() {
+            return ClockSource::Monotonic(monotonic);
+        }
+        if let Some(manual) = (*any).downcast_ref::<ManualClock>() {
+            return ClockSource::Manual(manual.clone());
+        }
+        if any.is::<WallClock>() {
+            return ClockSource::Wall;
+        }
+        ClockSource::Other(clock)
+    }
+
+    pub(crate) fn shared(&self) -> Arc<dyn Clock> {
+        match self {
+            ClockSource::Monotonic(c) => c.clone(),
+            ClockSource::Manual(c) => Arc::new(c.clone()),
+            ClockSource::Wall => Arc::new(WallClock),
+            ClockSource::Other(c) => c.clone(),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn now_ms(&self) -> i64 {
+        match self {
+            ClockSource::Monotonic(c) => c.now_ms(),
+            ClockSource::Manual(c) => c.now_ms(),
+            ClockSource::Wall => WallClock.now_ms(),
+            ClockSource::Other(c) => c.now_ms(),
+        }
+    }
+
+    pub(crate) fn wait_until(&self, target_ms: i64) {
+        match self {
+            ClockSource::Monotonic(c) => c.wait_until(target_ms),
+            ClockSource::Manual(c) => c.wait_until(target_ms),
+            ClockSource::Wall => WallClock.wait_until(target_ms),
+            ClockSource::Other(c) => c.wait_until(target_ms),
+        }
     }
 }

@@ -12,6 +12,34 @@ const BASE58: &[u8; 58] = b"123456789abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRST
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const HEX: &[u8; 16] = b"0123456789abcdef";
+const DECIMAL: &[u8; 10] = b"0123456789";
+const BINARY: &[u8; 2] = b"01";
+
+/// Byte -> digit value, `NO_DIGIT` where the byte is not in the alphabet.
+const NO_DIGIT: u8 = 0xff;
+
+const fn table(alphabet: &[u8], fold_case: bool) -> [u8; 256] {
+    let mut t = [NO_DIGIT; 256];
+    let mut i = 0;
+    while i < alphabet.len() {
+        let c = alphabet[i];
+        t[c as usize] = i as u8;
+        if fold_case {
+            t[c.to_ascii_lowercase() as usize] = i as u8;
+            t[c.to_ascii_uppercase() as usize] = i as u8;
+        }
+        i += 1;
+    }
+    t
+}
+
+static DECIMAL_T: [u8; 256] = table(DECIMAL, false);
+static BINARY_T: [u8; 256] = table(BINARY, false);
+static BASE32_T: [u8; 256] = table(BASE32, false);
+static BASE36_T: [u8; 256] = table(BASE36, true);
+static BASE58_T: [u8; 256] = table(BASE58, false);
+static HEX_T: [u8; 256] = table(HEX, true);
+static CROCKFORD_T: [u8; 256] = table(CROCKFORD, true);
 
 /// The encodings of the contract, named exactly so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,12 +120,12 @@ impl Encoding {
             binary: self.is_binary(),
         };
         match self {
-            Encoding::Decimal => out.radix(id, b"0123456789"),
+            Encoding::Decimal => out.radix::<10>(id, DECIMAL),
             Encoding::Hex => out.fixed(id, HEX, 4, 16),
-            Encoding::Base2 => out.radix(id, b"01"),
-            Encoding::Base32 => out.radix(id, BASE32),
-            Encoding::Base36 => out.radix(id, BASE36),
-            Encoding::Base58 => out.radix(id, BASE58),
+            Encoding::Base2 => out.radix::<2>(id, BINARY),
+            Encoding::Base32 => out.radix::<32>(id, BASE32),
+            Encoding::Base36 => out.radix::<36>(id, BASE36),
+            Encoding::Base58 => out.radix::<58>(id, BASE58),
             Encoding::Crockford32 => out.fixed(id, CROCKFORD, 5, 13),
             Encoding::Bytes => {
                 out.buf[56..].copy_from_slice(&id.to_be_bytes());
@@ -136,23 +164,13 @@ impl Encoding {
             return Err(fail("empty input".into()));
         }
         match self {
-            Encoding::Decimal => parse_radix(input, 10, |c| digit(c, b"0123456789"), self),
-            Encoding::Base2 => parse_radix(input, 2, |c| digit(c, b"01"), self),
-            Encoding::Base32 => parse_radix(input, 32, |c| digit(c, BASE32), self),
-            Encoding::Base36 => {
-                parse_radix(input, 36, |c| digit(c.to_ascii_lowercase(), BASE36), self)
-            }
-            Encoding::Base58 => parse_radix(input, 58, |c| digit(c, BASE58), self),
-            Encoding::Hex => {
-                parse_fixed(input, 16, 4, |c| digit(c.to_ascii_lowercase(), HEX), self)
-            }
-            Encoding::Crockford32 => parse_fixed(
-                input,
-                13,
-                5,
-                |c| digit(c.to_ascii_uppercase(), CROCKFORD),
-                self,
-            ),
+            Encoding::Decimal => parse_radix::<10>(input, &DECIMAL_T, self),
+            Encoding::Base2 => parse_radix::<2>(input, &BINARY_T, self),
+            Encoding::Base32 => parse_radix::<32>(input, &BASE32_T, self),
+            Encoding::Base36 => parse_radix::<36>(input, &BASE36_T, self),
+            Encoding::Base58 => parse_radix::<58>(input, &BASE58_T, self),
+            Encoding::Hex => parse_fixed(input, 16, 4, &HEX_T, self),
+            Encoding::Crockford32 => parse_fixed(input, 13, 5, &CROCKFORD_T, self),
             Encoding::Bytes => {
                 let bytes: [u8; 8] = input
                     .try_into()
@@ -211,11 +229,10 @@ impl Encoded {
         self.buf[usize::from(self.start)] = byte;
     }
 
-    fn radix(&mut self, mut id: u64, alphabet: &[u8]) {
-        let base = alphabet.len() as u64;
+    fn radix<const BASE: u64>(&mut self, mut id: u64, alphabet: &[u8]) {
         loop {
-            self.push(alphabet[(id % base) as usize]);
-            id /= base;
+            self.push(alphabet[(id % BASE) as usize]);
+            id /= BASE;
             if id == 0 {
                 break;
             }
@@ -245,8 +262,12 @@ impl AsRef<[u8]> for Encoded {
     }
 }
 
-fn digit(c: u8, alphabet: &[u8]) -> Option<u64> {
-    alphabet.iter().position(|&a| a == c).map(|p| p as u64)
+#[inline]
+fn digit(input: &[u8], at: usize, table: &[u8; 256], encoding: Encoding) -> Result<u64> {
+    match table[usize::from(input[at])] {
+        NO_DIGIT => Err(bad_char(input, at, encoding)),
+        d => Ok(u64::from(d)),
+    }
 }
 
 fn bad_char(input: &[u8], at: usize, encoding: Encoding) -> Error {
@@ -259,15 +280,14 @@ fn bad_char(input: &[u8], at: usize, encoding: Encoding) -> Error {
     }
 }
 
-fn parse_radix(
+fn parse_radix<const BASE: u64>(
     input: &[u8],
-    base: u64,
-    digit: impl Fn(u8) -> Option<u64>,
+    table: &[u8; 256],
     encoding: Encoding,
 ) -> Result<u64> {
     let mut value: u64 = 0;
-    for (at, &c) in input.iter().enumerate() {
-        let d = digit(c).ok_or_else(|| bad_char(input, at, encoding))?;
+    for at in 0..input.len() {
+        let d = digit(input, at, table, encoding)?;
         if at == 0 && d == 0 && input.len() > 1 {
             return Err(Error::InvalidEncoding {
                 encoding,
@@ -275,7 +295,7 @@ fn parse_radix(
             });
         }
         value = value
-            .checked_mul(base)
+            .checked_mul(BASE)
             .and_then(|v| v.checked_add(d))
             .ok_or_else(|| Error::InvalidEncoding {
                 encoding,
@@ -289,7 +309,7 @@ fn parse_fixed(
     input: &[u8],
     len: usize,
     bits_per_char: u32,
-    digit: impl Fn(u8) -> Option<u64>,
+    table: &[u8; 256],
     encoding: Encoding,
 ) -> Result<u64> {
     if input.len() != len {
@@ -299,8 +319,8 @@ fn parse_fixed(
         });
     }
     let mut value: u128 = 0;
-    for (at, &c) in input.iter().enumerate() {
-        let d = digit(c).ok_or_else(|| bad_char(input, at, encoding))?;
+    for at in 0..input.len() {
+        let d = digit(input, at, table, encoding)?;
         value = (value << bits_per_char) | u128::from(d);
     }
     u64::try_from(value).map_err(|_| Error::InvalidEncoding {

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::clock::{Clock, MonotonicClock};
+use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, MAX_NODE_FIELDS};
 
@@ -86,7 +86,7 @@ pub struct Generator {
     layout: Layout,
     nodes: [u64; MAX_NODE_FIELDS],
     node_bits: u64,
-    clock: Arc<dyn Clock>,
+    clock: ClockSource,
     policy: BackwardsPolicy,
     state: Padded,
 }
@@ -134,8 +134,8 @@ impl Generator {
         self.policy
     }
     /// The clock.
-    pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.clock
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        self.clock.shared()
     }
 
     /// The Unix millisecond of the tick of the last issued ID, if any.
@@ -390,9 +390,10 @@ impl GeneratorBuilder {
         Ok(Generator {
             nodes,
             node_bits,
-            clock: self
-                .clock
-                .unwrap_or_else(|| Arc::new(MonotonicClock::new())),
+            clock: match self.clock {
+                Some(clock) => ClockSource::new(clock),
+                None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
+            },
             policy: self.policy,
             state: Padded(AtomicU64::new(state)),
             layout,

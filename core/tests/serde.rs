@@ -13,7 +13,10 @@ struct Row {
 
 #[test]
 fn ids_are_strings_both_ways() {
-    let row = Row { id: u64::MAX, parent: Some(13587) };
+    let row = Row {
+        id: u64::MAX,
+        parent: Some(13587),
+    };
     let text = serde_json::to_string(&row).unwrap();
     assert_eq!(text, r#"{"id":"18446744073709551615","parent":"13587"}"#);
     assert_eq!(serde_json::from_str::<Row>(&text).unwrap(), row);

@@ -11,7 +11,9 @@ fn hammer(generator: Arc<Generator>, threads: usize, per_thread: usize) -> Vec<V
         .map(|_| {
             let generator = Arc::clone(&generator);
             std::thread::spawn(move || {
-                (0..per_thread).map(|_| generator.next_id().unwrap()).collect::<Vec<_>>()
+                (0..per_thread)
+                    .map(|_| generator.next_id().unwrap())
+                    .collect::<Vec<_>>()
             })
         })
         .collect();
@@ -21,7 +23,10 @@ fn hammer(generator: Arc<Generator>, threads: usize, per_thread: usize) -> Vec<V
 fn assert_unique_and_increasing(per_thread: &[Vec<u64>]) {
     let mut all = HashSet::new();
     for ids in per_thread {
-        assert!(ids.windows(2).all(|w| w[0] < w[1]), "not strictly increasing within a thread");
+        assert!(
+            ids.windows(2).all(|w| w[0] < w[1]),
+            "not strictly increasing within a thread"
+        );
         for &id in ids {
             assert!(all.insert(id), "duplicate ID {id}");
         }
@@ -30,7 +35,11 @@ fn assert_unique_and_increasing(per_thread: &[Vec<u64>]) {
 
 #[test]
 fn four_threads_four_million_ids_on_a_wide_sequence() {
-    let layout = Layout::custom(1_288_834_974_657, 41).node("node_id", 1).sequence_bits(21).build().unwrap();
+    let layout = Layout::custom(1_288_834_974_657, 41)
+        .node("node_id", 1)
+        .sequence_bits(21)
+        .build()
+        .unwrap();
     let generator = Arc::new(Generator::new(layout, &[1]).unwrap());
     let ids = hammer(generator, 4, 1_000_000);
     assert_unique_and_increasing(&ids);

@@ -7,39 +7,57 @@ use polyflake::{BackwardsPolicy, Encoding, Generator, Layout, ManualClock};
 use serde_json::Value;
 
 fn load(name: &str) -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vectors")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 
 fn u(v: &Value) -> u64 {
-    v.as_str().expect("64-bit values are decimal strings").parse().unwrap()
+    v.as_str()
+        .expect("64-bit values are decimal strings")
+        .parse()
+        .unwrap()
 }
 
 fn i(v: &Value) -> i64 {
-    v.as_str().expect("timestamps are decimal strings").parse().unwrap()
+    v.as_str()
+        .expect("timestamps are decimal strings")
+        .parse()
+        .unwrap()
 }
 
 fn build_spec(spec: &Value) -> polyflake::Result<Layout> {
-    let mut builder = Layout::custom(i(&spec["epoch_ms"]), spec["time_bits"].as_u64().unwrap() as u8)
-        .tick_ms(spec["tick_ms"].as_u64().unwrap())
-        .sequence_bits(spec["sequence_bits"].as_u64().unwrap() as u8)
-        .sequence_above_nodes(spec["sequence_above_nodes"].as_bool().unwrap());
+    let mut builder = Layout::custom(
+        i(&spec["epoch_ms"]),
+        spec["time_bits"].as_u64().unwrap() as u8,
+    )
+    .tick_ms(spec["tick_ms"].as_u64().unwrap())
+    .sequence_bits(spec["sequence_bits"].as_u64().unwrap() as u8)
+    .sequence_above_nodes(spec["sequence_above_nodes"].as_bool().unwrap());
     for node in spec["nodes"].as_array().unwrap() {
-        builder = builder.node(node["name"].as_str().unwrap(), node["bits"].as_u64().unwrap() as u8);
+        builder = builder.node(
+            node["name"].as_str().unwrap(),
+            node["bits"].as_u64().unwrap() as u8,
+        );
     }
     builder.build()
 }
 
 fn layout(name: &Value) -> Layout {
     let name = name.as_str().unwrap();
-    Layout::preset(name).unwrap_or_else(|_| {
-        build_spec(&load("layouts.json")["custom"][name]).unwrap()
-    })
+    Layout::preset(name)
+        .unwrap_or_else(|_| build_spec(&load("layouts.json")["custom"][name]).unwrap())
 }
 
 fn named_nodes(nodes: &Value) -> Vec<(&str, u64)> {
-    nodes.as_object().unwrap().iter().map(|(k, v)| (k.as_str(), u(v))).collect()
+    nodes
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.as_str(), u(v)))
+        .collect()
 }
 
 #[test]
@@ -48,14 +66,30 @@ fn layouts_match_their_definitions() {
     let check = |layout: &Layout, def: &Value| {
         assert_eq!(layout.epoch_ms(), i(&def["epoch_ms"]));
         assert_eq!(layout.tick_ms(), def["tick_ms"].as_u64().unwrap());
-        assert_eq!(u64::from(layout.time_bits()), def["time_bits"].as_u64().unwrap());
-        assert_eq!(u64::from(layout.sequence_bits()), def["sequence_bits"].as_u64().unwrap());
-        assert_eq!(layout.sequence_above_nodes(), def["sequence_above_nodes"].as_bool().unwrap());
-        assert_eq!(u64::from(layout.unused_bits()), def["unused_bits"].as_u64().unwrap());
+        assert_eq!(
+            u64::from(layout.time_bits()),
+            def["time_bits"].as_u64().unwrap()
+        );
+        assert_eq!(
+            u64::from(layout.sequence_bits()),
+            def["sequence_bits"].as_u64().unwrap()
+        );
+        assert_eq!(
+            layout.sequence_above_nodes(),
+            def["sequence_above_nodes"].as_bool().unwrap()
+        );
+        assert_eq!(
+            u64::from(layout.unused_bits()),
+            def["unused_bits"].as_u64().unwrap()
+        );
         assert_eq!(layout.max_timestamp_ms(), i(&def["max_timestamp_ms"]));
         let names: Vec<&str> = layout.node_fields().iter().map(|f| f.name()).collect();
-        let expected: Vec<&str> =
-            def["nodes"].as_array().unwrap().iter().map(|n| n["name"].as_str().unwrap()).collect();
+        let expected: Vec<&str> = def["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["name"].as_str().unwrap())
+            .collect();
         assert_eq!(names, expected);
     };
     for def in v["presets"].as_array().unwrap() {
@@ -71,7 +105,10 @@ fn layouts_match_their_definitions() {
         assert_eq!(err.code(), case["error"], "{}", case["why"]);
     }
     for name in v["unknown_presets"].as_array().unwrap() {
-        assert_eq!(Layout::preset(name.as_str().unwrap()).unwrap_err().code(), "INVALID_LAYOUT");
+        assert_eq!(
+            Layout::preset(name.as_str().unwrap()).unwrap_err().code(),
+            "INVALID_LAYOUT"
+        );
     }
 }
 
@@ -86,7 +123,11 @@ fn compose_decode_explain() {
         let ts = i(&case["timestamp_ms"]);
         let seq = u(&case["sequence"]);
         let nodes = named_nodes(&case["nodes"]);
-        assert_eq!(layout.compose_named(ts, seq, nodes.clone()).unwrap(), id, "{case}");
+        assert_eq!(
+            layout.compose_named(ts, seq, nodes.clone()).unwrap(),
+            id,
+            "{case}"
+        );
         let parts = layout.decode(id).unwrap();
         assert_eq!(parts.timestamp_ms, ts, "{case}");
         assert_eq!(parts.sequence, seq, "{case}");
@@ -109,10 +150,17 @@ fn compose_decode_explain() {
     for case in v["floor"].as_array().unwrap() {
         let layout = layout(&case["layout"]);
         let id = layout
-            .compose_named(i(&case["timestamp_ms"]), u(&case["sequence"]), named_nodes(&case["nodes"]))
+            .compose_named(
+                i(&case["timestamp_ms"]),
+                u(&case["sequence"]),
+                named_nodes(&case["nodes"]),
+            )
             .unwrap();
         assert_eq!(id, u(&case["id"]));
-        assert_eq!(layout.decode(id).unwrap().timestamp_ms, i(&case["decoded_timestamp_ms"]));
+        assert_eq!(
+            layout.decode(id).unwrap().timestamp_ms,
+            i(&case["decoded_timestamp_ms"])
+        );
     }
     for case in v["min_max"].as_array().unwrap() {
         let layout = layout(&case["layout"]);
@@ -152,13 +200,19 @@ fn encoded_text(encoding: Encoding, id: u64) -> String {
     let encoded = encoding.encode(id);
     match encoded.as_str() {
         Some(text) => text.to_owned(),
-        None => encoded.as_bytes().iter().map(|b| format!("{b:02x}")).collect(),
+        None => encoded
+            .as_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
     }
 }
 
 fn input_bytes(encoding: Encoding, text: &str) -> Vec<u8> {
     if encoding.is_binary() {
-        (0..text.len() / 2).map(|k| u8::from_str_radix(&text[2 * k..2 * k + 2], 16).unwrap()).collect()
+        (0..text.len() / 2)
+            .map(|k| u8::from_str_radix(&text[2 * k..2 * k + 2], 16).unwrap())
+            .collect()
     } else {
         text.as_bytes().to_vec()
     }
@@ -175,18 +229,28 @@ fn encodings() {
             let encoding = Encoding::from_name(name.as_str().unwrap()).unwrap();
             let expected = case[encoding.name()].as_str().unwrap();
             assert_eq!(encoded_text(encoding, id), expected, "{encoding} {id}");
-            assert_eq!(encoding.parse(input_bytes(encoding, expected)).unwrap(), id, "{encoding} {id}");
+            assert_eq!(
+                encoding.parse(input_bytes(encoding, expected)).unwrap(),
+                id,
+                "{encoding} {id}"
+            );
         }
     }
     for case in v["parse_ok"].as_array().unwrap() {
         let encoding = Encoding::from_name(case["encoding"].as_str().unwrap()).unwrap();
         let text = case["text"].as_str().unwrap();
-        assert_eq!(encoding.parse(input_bytes(encoding, text)).unwrap(), u(&case["id"]), "{case}");
+        assert_eq!(
+            encoding.parse(input_bytes(encoding, text)).unwrap(),
+            u(&case["id"]),
+            "{case}"
+        );
     }
     for case in v["parse_errors"].as_array().unwrap() {
         let encoding = Encoding::from_name(case["encoding"].as_str().unwrap()).unwrap();
         let text = case["text"].as_str().unwrap();
-        let err = encoding.parse(input_bytes(encoding, text)).expect_err(&case.to_string());
+        let err = encoding
+            .parse(input_bytes(encoding, text))
+            .expect_err(&case.to_string());
         assert_eq!(err.code(), case["error"], "{case}");
     }
 }
@@ -222,8 +286,13 @@ fn generator_scenarios() {
                     (got, _) => panic!("{name}: {step} but got {got:?}"),
                 },
                 "next_ids" => {
-                    let expected: Vec<u64> = step["ids"].as_array().unwrap().iter().map(u).collect();
-                    assert_eq!(generator.next_ids(expected.len()).unwrap(), expected, "{name}");
+                    let expected: Vec<u64> =
+                        step["ids"].as_array().unwrap().iter().map(u).collect();
+                    assert_eq!(
+                        generator.next_ids(expected.len()).unwrap(),
+                        expected,
+                        "{name}"
+                    );
                 }
                 op => panic!("unknown op {op}"),
             }

@@ -1,0 +1,41 @@
+# polyflake's one task runner. `make` or `make help` lists the targets.
+# The README's two commands are `make demo` (the main job) and `make test`
+# (every test suite); `.ci/run` calls `make test` on a clean clone.
+
+CARGO ?= cargo
+PYTHON ?= python3
+
+.DEFAULT_GOAL := help
+.PHONY: help demo test test-rust vectors vectors-check fmt lint bench bench-report
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
+
+demo: ## The main job: build and run the demonstration
+	$(CARGO) run --quiet --release --example demo -p polyflake
+
+test: lint vectors-check test-rust ## Every test suite, with the lints
+	@echo "make test: every suite passed"
+
+test-rust: ## Rust: unit, golden-vector, property and uniqueness tests
+	$(CARGO) test --all-features
+
+vectors: ## Regenerate tests/vectors/*.json from the independent model
+	$(PYTHON) tests/vectors/make_vectors.py
+
+vectors-check: ## Fail if the committed golden vectors are stale
+	$(PYTHON) tests/vectors/make_vectors.py --check
+
+fmt: ## Format the Rust code
+	$(CARGO) fmt --all
+
+lint: ## rustfmt and clippy, warnings as errors
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets --all-features -- -D warnings
+
+bench: ## Benchmarks beside the peer libraries, then docs/benchmarks.md
+	$(CARGO) bench --bench generate -p polyflake
+	$(PYTHON) scripts/bench_report.py
+
+bench-report: ## Rewrite docs/benchmarks.md from the last benchmark run
+	$(PYTHON) scripts/bench_report.py

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Turns criterion's results for `core/benches/generate.rs` into the Rust
+section of docs/benchmarks.md. Run after `make bench`."""
+
+from __future__ import annotations
+
+import json
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CRITERION = ROOT / "target" / "criterion"
+DOC = ROOT / "docs" / "benchmarks.md"
+CEILING_NS = 1e6 / 4096  # 4,096 IDs per millisecond
+BEGIN, END = "<!-- rust:begin -->", "<!-- rust:end -->"
+
+
+def results() -> dict[str, float]:
+    out = {}
+    for bench in CRITERION.glob("**/new/benchmark.json"):
+        meta = json.loads(bench.read_text())
+        est = json.loads((bench.parent / "estimates.json").read_text())
+        out[meta["full_id"]] = est["median"]["point_estimate"]
+    return out
+
+
+def cpu() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        return re.search(r"model name\s*:\s*(.*)", text).group(1).strip()
+    except (OSError, AttributeError):
+        return platform.processor() or "unknown CPU"
+
+
+def section(r: dict[str, float]) -> str:
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    lines = [BEGIN, "", f"Measured with `make bench` on {cpu()}, 2 cores, {rustc}. Medians of criterion runs; "
+             "lower is better. Ratios are peer ÷ polyflake (above 1 means polyflake is faster).", ""]
+    lines += ["### Generating IDs", "",
+              "| measurement | threads | polyflake | snowflaked | ratio | polyflake vs ceiling |",
+              "|---|---|---|---|---|---|"]
+    for t in (1, 2):
+        p = r.get(f"ceiling/{t}t/polyflake-snowflake")
+        s = r.get(f"ceiling/{t}t/snowflaked")
+        if p and s:
+            lines.append(f"| `snowflake` preset, waits included (ns/ID) | {t} | {p:.1f} | {s:.1f} | {s / p:.2f} | "
+                         f"{CEILING_NS / p * 100:.1f}% of 4,096/ms |")
+        p = r.get(f"cost/{t}t/polyflake-snowflake")
+        s = r.get(f"cost/{t}t/snowflaked")
+        w = r.get(f"cost/{t}t/polyflake-wide")
+        if p and s:
+            lines.append(f"| `snowflake` preset, cost per ID outside waits (ns) | {t} | {p:.1f} | {s:.1f} | {s / p:.2f} | |")
+        if w and s:
+            lines.append(f"| 21-bit sequence layout, never waits (ns/ID) | {t} | {w:.1f} | {s:.1f}¹ | {s / w:.2f} | |")
+    lines += ["", "¹ snowflaked has one fixed layout; its figure is its cost per ID outside waits.", "",
+              "### Decoding and encodings (ns per call)", "",
+              "| operation | polyflake | snowflaked | ratio |", "|---|---|---|---|"]
+    p, s = r.get("decode/polyflake"), r.get("decode/snowflaked")
+    if p and s:
+        lines.append(f"| decode (twitter) | {p:.2f} | {s:.2f} | {s / p:.2f} |")
+    lines += ["", "| encoding | format | parse |", "|---|---|---|"]
+    for name in ("decimal", "hex", "base2", "base32", "base36", "base58", "base64", "crockford32", "bytes"):
+        f, q = r.get(f"format/{name}"), r.get(f"parse/{name}")
+        if f and q:
+            lines.append(f"| {name} | {f:.1f} | {q:.1f} |")
+    lines += ["", END]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    r = results()
+    if not r:
+        print("no criterion results under target/criterion: run `make bench` first", file=sys.stderr)
+        return 1
+    text = DOC.read_text() if DOC.exists() else ""
+    new = section(r)
+    if BEGIN in text and END in text:
+        text = text[: text.index(BEGIN)] + new + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip() + "\n\n" + new + "\n"
+    DOC.write_text(text)
+    print(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
