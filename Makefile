@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test test-rust vectors vectors-check fmt lint bench bench-report
+.PHONY: help demo test test-rust test-python vectors vectors-check fmt lint bench bench-python bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -14,11 +14,14 @@ help: ## List the targets
 demo: ## The main job: build and run the demonstration
 	$(CARGO) run --quiet --release --example demo -p polyflake
 
-test: lint vectors-check test-rust ## Every test suite, with the lints
+test: lint vectors-check test-rust test-python ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: ## Rust: unit, golden-vector, property and uniqueness tests
 	$(CARGO) test --all-features
+
+test-python: ## Python: build the wheel, install it in a fresh venv, ruff + mypy + pytest
+	bash scripts/test-python.sh
 
 vectors: ## Regenerate tests/vectors/*.json from the independent model
 	$(PYTHON) tests/vectors/make_vectors.py
@@ -31,11 +34,14 @@ fmt: ## Format the Rust code
 
 lint: ## rustfmt and clippy, warnings as errors
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --all-targets --all-features -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 
 bench: ## Benchmarks beside the peer libraries, then docs/benchmarks.md
 	$(CARGO) bench --bench generate -p polyflake
 	$(PYTHON) scripts/bench_report.py
+
+bench-python: ## Python benchmark beside the peers, into docs/benchmarks.md
+	bash scripts/bench-python.sh
 
 bench-report: ## Rewrite docs/benchmarks.md from the last benchmark run
 	$(PYTHON) scripts/bench_report.py

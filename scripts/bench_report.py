@@ -15,7 +15,17 @@ ROOT = Path(__file__).resolve().parent.parent
 CRITERION = ROOT / "target" / "criterion"
 DOC = ROOT / "docs" / "benchmarks.md"
 CEILING_NS = 1e6 / 4096  # 4,096 IDs per millisecond
-BEGIN, END = "<!-- rust:begin -->", "<!-- rust:end -->"
+def replace_section(name: str, body: str) -> None:
+    """Puts `body` between the `<!-- name:begin -->`/`end` markers of
+    docs/benchmarks.md (appending them the first time)."""
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    block = f"{begin}\n{body.strip()}\n{end}"
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    DOC.write_text(text)
 
 
 def results() -> dict[str, float]:
@@ -37,7 +47,7 @@ def cpu() -> str:
 
 def section(r: dict[str, float]) -> str:
     rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
-    lines = [BEGIN, "", f"Measured with `make bench` on {cpu()}, 2 cores, {rustc}. Medians of criterion runs; "
+    lines = ["## Rust core", "", f"Measured with `make bench` on {cpu()}, 2 cores, {rustc}. Medians of criterion runs; "
              "lower is better. Ratios are peer ÷ polyflake (above 1 means polyflake is faster).", ""]
     lines += ["### Generating IDs", "",
               "| measurement | threads | polyflake | snowflaked | ratio | polyflake vs ceiling |",
@@ -66,7 +76,6 @@ def section(r: dict[str, float]) -> str:
         f, q = r.get(f"format/{name}"), r.get(f"parse/{name}")
         if f and q:
             lines.append(f"| {name} | {f:.1f} | {q:.1f} |")
-    lines += ["", END]
     return "\n".join(lines)
 
 
@@ -75,13 +84,8 @@ def main() -> int:
     if not r:
         print("no criterion results under target/criterion: run `make bench` first", file=sys.stderr)
         return 1
-    text = DOC.read_text() if DOC.exists() else ""
     new = section(r)
-    if BEGIN in text and END in text:
-        text = text[: text.index(BEGIN)] + new + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip() + "\n\n" + new + "\n"
-    DOC.write_text(text)
+    replace_section("rust", new)
     print(new)
     return 0
 

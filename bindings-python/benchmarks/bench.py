@@ -1,0 +1,151 @@
+"""polyflake beside the Python peers, in one run: `make bench-python`.
+
+Per-call cost from a plain Python loop, IDs per millisecond against the
+4,096-per-ms ceiling of the `snowflake` layout, duplicates in the IDs each
+generator issued, and decode. Writes the Python section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import operator
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polyflake
+
+ROOT = Path(__file__).resolve().parents[2]
+N = 400_000
+CEILING_NS = 1e6 / 4096
+
+
+def per_call(fn: Callable[[], Any], n: int = N) -> tuple[float, list[Any]]:
+    out = []
+    append = out.append
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        append(fn())
+    return (time.perf_counter_ns() - start) / n, out
+
+
+def best(fn: Callable[[], Any], rounds: int = 3) -> tuple[float, list[Any]]:
+    runs = [per_call(fn) for _ in range(rounds)]
+    return min(runs, key=lambda r: r[0])
+
+
+def peers() -> dict[str, Callable[[], Any]]:
+    found: dict[str, Callable[[], Any]] = {}
+    try:
+        from snowflake import SnowflakeGenerator
+
+        gen = SnowflakeGenerator(1, epoch=1288834974657)
+        found["snowflake-id"] = lambda: next(gen)
+    except ImportError:
+        pass
+    try:
+        from snowflake_id_toolkit import TwitterSnowflakeIDGenerator
+
+        tk = TwitterSnowflakeIDGenerator(node_id=1, epoch=1288834974657)
+        found["snowflake-id-toolkit"] = tk.generate_next_id
+    except ImportError:
+        pass
+    try:
+        import datetime as dt
+
+        from sonyflake import Sonyflake
+
+        sf = Sonyflake(machine_id=1, start_time=dt.datetime(2014, 9, 1, tzinfo=dt.timezone.utc))
+        found["sonyflake"] = sf.next_id
+    except ImportError:
+        pass
+    try:
+        import uuid_utils
+
+        found["uuid_utils.uuid7"] = uuid_utils.uuid7
+    except ImportError:
+        pass
+    return found
+
+
+def main() -> int:
+    snowflake = polyflake.Generator("snowflake", node_id=1)
+    wide = polyflake.Generator(
+        polyflake.Layout.custom(1288834974657, 41, [("node_id", 1)], sequence_bits=21), node_id=1
+    )
+    rows: list[tuple[str, float, str, str]] = []
+
+    floor_ns, _ = best(lambda: operator.index(7))
+    rows.append(("floor: a trivial native call returning an int", floor_ns, "", ""))
+    cost, ids = best(wide.next_id)
+    rows.append(
+        (
+            "polyflake `next_id()` (21-bit sequence, never waits)",
+            cost,
+            "",
+            f"{len(ids) - len(set(ids))}",
+        )
+    )
+    cost, ids = best(snowflake.next_id)
+    rows.append(
+        (
+            "polyflake `next_id()` (`snowflake` preset)",
+            cost,
+            f"{min(100.0, CEILING_NS / cost * 100):.1f}%",
+            f"{len(ids) - len(set(ids))}",
+        )
+    )
+    start = time.perf_counter_ns()
+    batch = wide.next_ids(N)
+    rows.append(
+        ("polyflake `next_ids(400000)`, per ID", (time.perf_counter_ns() - start) / N, "", "")
+    )
+    assert len(set(batch)) == N
+    polyflake_cost = rows[1][1]
+    for name, fn in peers().items():
+        cost, ids = best(fn)
+        keys = [str(i) for i in ids]
+        dupes = len(keys) - len(set(keys))
+        ceiling = f"{min(100.0, CEILING_NS / cost * 100):.1f}%" if "uuid" not in name else "n/a"
+        rows.append(
+            (f"{name} (ratio {cost / polyflake_cost:.1f}× polyflake)", cost, ceiling, str(dupes))
+        )
+
+    id_ = snowflake.next_id()
+    decode_ns, _ = best(lambda: polyflake.decode(id_, "snowflake"))
+    rows.append(("polyflake `decode(id, 'snowflake')`", decode_ns, "", ""))
+    try:
+        from snowflake import Snowflake
+
+        cost, _ = best(lambda: Snowflake.parse(id_, 1288834974657))
+        rows.append(
+            (f"snowflake-id `Snowflake.parse` (ratio {cost / decode_ns:.1f}×)", cost, "", "")
+        )
+    except ImportError:
+        pass
+
+    lines = [
+        "## Python",
+        "",
+        f"`make bench-python`: CPython {platform.python_version()}, the installed wheel, "
+        f"plain Python loops of {N:,} calls (best of 3). Ratios are peer ÷ polyflake; "
+        "the ceiling column is IDs per ms ÷ 4,096.",
+        "",
+        "| what | ns per call | of the ceiling | duplicates |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {name} | {ns:.0f} | {ceil} | {dup} |" for name, ns, ceil, dup in rows]
+    text = "\n".join(lines)
+    print(text)
+    if "--write" in sys.argv:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from bench_report import replace_section
+
+        replace_section("python", text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""polyflake: Snowflake IDs from one Rust core.
+
+Bit-exact layouts (``twitter``, ``snowflake``, ``discord``, ``instagram``,
+``sonyflake`` and validated custom ones), an exact compose/decode round trip,
+text encodings, and a generator that never issues the same ID twice — across
+threads, under clock faults, and across ``os.fork``.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import errors
+from ._json import dumps, json_default, loads
+from ._polyflake import (
+    ENCODINGS,
+    Generator,
+    Layout,
+    ManualClock,
+    Parts,
+    Segment,
+    __version__,
+    _after_fork_in_child,
+    compose,
+    decode,
+    explain,
+    format_id,
+    max_id,
+    min_id,
+    parse_id,
+)
+from .errors import (
+    ClockMovedBackwardsError,
+    FieldOutOfRangeError,
+    InvalidArgumentError,
+    InvalidEncodingError,
+    InvalidLayoutError,
+    LeaseLostError,
+    PolyflakeError,
+    TimestampBeforeEpochError,
+    TimestampOverflowError,
+)
+
+__all__ = [
+    "ENCODINGS",
+    "ClockMovedBackwardsError",
+    "FieldOutOfRangeError",
+    "Generator",
+    "InvalidArgumentError",
+    "InvalidEncodingError",
+    "InvalidLayoutError",
+    "Layout",
+    "LeaseLostError",
+    "ManualClock",
+    "Parts",
+    "PolyflakeError",
+    "Segment",
+    "TimestampBeforeEpochError",
+    "TimestampOverflowError",
+    "__version__",
+    "compose",
+    "decode",
+    "dumps",
+    "errors",
+    "explain",
+    "format_id",
+    "json_default",
+    "loads",
+    "max_id",
+    "min_id",
+    "parse_id",
+]
+
+# A forked child inherits its parent's generators and worker identity; both
+# would issue the same IDs. The child's copies refuse (LeaseLostError).
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -1,0 +1,49 @@
+//! Strict argument conversion: Python's `int` only (not `bool`, `float` or
+//! `str`), checked here so the exception class does not depend on the pyo3
+//! or Python version (pyo3 issue #6116).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt};
+
+use crate::error::{negative, too_large, wrong_type};
+
+fn int<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<()> {
+    if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
+        return Err(wrong_type(name, "an int", value));
+    }
+    Ok(())
+}
+
+/// An unsigned 64-bit argument (an ID, a node field, a sequence).
+pub(crate) fn u64_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(v) = value.cast::<PyInt>() {
+        if !value.is_instance_of::<PyBool>() {
+            if let Ok(v) = v.extract::<u64>() {
+                return Ok(v);
+            }
+        }
+    }
+    int(name, value)?;
+    if value.lt(0)? {
+        Err(negative(name, value))
+    } else {
+        Err(too_large(name, "2**64", value))
+    }
+}
+
+/// A signed 64-bit argument (a Unix timestamp in milliseconds).
+pub(crate) fn i64_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<i64> {
+    int(name, value)?;
+    value
+        .extract::<i64>()
+        .map_err(|_| too_large(name, "2**63 in magnitude", value))
+}
+
+/// A small unsigned argument (a width in bits, a tick length).
+pub(crate) fn small_arg(name: &str, value: &Bound<'_, PyAny>, max: u64) -> PyResult<u64> {
+    let v = u64_arg(name, value)?;
+    if v > max {
+        return Err(too_large(name, &(max + 1).to_string(), value));
+    }
+    Ok(v)
+}

@@ -1,0 +1,164 @@
+//! `polyflake.Generator`: wraps `polyflake::Generator`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use polyflake::{BackwardsPolicy, Error, Generator, TryNext, WallClock};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+use crate::args::u64_arg;
+use crate::clock::PyManualClock;
+use crate::error::{to_py, wrong_type, IntoPyResult};
+use crate::layout::{layout_arg, PyLayout};
+use crate::parts::named_values;
+
+/// Bumped in a child process after `fork` (registered by `polyflake/__init__.py`).
+static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
+
+#[pyfunction]
+fn _after_fork_in_child() {
+    FORK_GENERATION.fetch_add(1, Ordering::SeqCst);
+}
+
+#[pyclass(name = "Generator", module = "polyflake._polyflake", frozen)]
+pub struct PyGenerator {
+    inner: Generator,
+    layout: Py<PyLayout>,
+    fork_generation: u64,
+}
+
+impl PyGenerator {
+    /// A generator copied into a forked child shares its parent's identity:
+    /// both could issue the same IDs, so the child's copy refuses.
+    #[inline]
+    fn check_process(&self) -> PyResult<()> {
+        if FORK_GENERATION.load(Ordering::Relaxed) != self.fork_generation {
+            return Err(to_py(Error::LeaseLost(
+                "this generator was created before os.fork(); the parent keeps its worker identity, \
+                 so create a new Generator with an identity of the child's own"
+                    .into(),
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn policy_arg(name: &str, max_ms: u64) -> PyResult<BackwardsPolicy> {
+    match name {
+        "fail" => Ok(BackwardsPolicy::Fail),
+        "wait" => Ok(BackwardsPolicy::Wait { max_ms }),
+        "logical" => Ok(BackwardsPolicy::Logical),
+        other => Err(Error::InvalidArgument(format!(
+            "on_clock_backwards must be 'fail', 'wait' or 'logical', not {other:?}"
+        )))
+        .py_err(),
+    }
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    #[pyo3(signature = (layout, *, clock = None, on_clock_backwards = "wait", max_backwards_ms = None, **node_fields))]
+    fn new(
+        layout: &Bound<'_, PyAny>,
+        clock: Option<&Bound<'_, PyAny>>,
+        on_clock_backwards: &str,
+        max_backwards_ms: Option<&Bound<'_, PyAny>>,
+        node_fields: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let layout = layout_arg(layout)?;
+        let max_ms = match max_backwards_ms {
+            Some(v) => u64_arg("max_backwards_ms", v)?,
+            None => BackwardsPolicy::DEFAULT_WAIT_MS,
+        };
+        let mut builder = Generator::builder(layout.get().inner.clone())
+            .on_clock_backwards(policy_arg(on_clock_backwards, max_ms)?);
+        for (name, value) in named_values(node_fields)? {
+            builder = builder.node(name, value);
+        }
+        if let Some(clock) = clock {
+            if let Ok(manual) = clock.cast::<PyManualClock>() {
+                builder = builder.clock(manual.get().inner.clone());
+            } else if let Ok(name) = clock.cast::<PyString>() {
+                match name.to_cow()?.as_ref() {
+                    "monotonic" => {}
+                    "wall" => builder = builder.clock(WallClock),
+                    other => {
+                        return Err(Error::InvalidArgument(format!(
+                            "clock must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
+                        )))
+                        .py_err()
+                    }
+                }
+            } else {
+                return Err(wrong_type(
+                    "clock",
+                    "'monotonic', 'wall' or a ManualClock",
+                    clock,
+                ));
+            }
+        }
+        Ok(PyGenerator {
+            inner: builder.build().py_err()?,
+            layout: layout.unbind(),
+            fork_generation: FORK_GENERATION.load(Ordering::SeqCst),
+        })
+    }
+
+    /// The next ID. Waits, without holding the GIL, when the tick's
+    /// sequence is spent or the backwards policy says to wait.
+    fn next_id(&self, py: Python<'_>) -> PyResult<u64> {
+        self.check_process()?;
+        loop {
+            match self.inner.try_next_id().py_err()? {
+                TryNext::Id(id) => return Ok(id),
+                TryNext::WaitUntil(ms) => py.detach(|| self.inner.wait_until(ms)),
+            }
+        }
+    }
+
+    /// `n` strictly increasing IDs in one call (the GIL is released meanwhile).
+    fn next_ids(&self, py: Python<'_>, n: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
+        self.check_process()?;
+        let n = u64_arg("n", n)? as usize;
+        let mut ids = vec![0u64; n];
+        py.detach(|| self.inner.fill(&mut ids)).py_err()?;
+        Ok(ids)
+    }
+
+    #[getter]
+    fn layout(&self, py: Python<'_>) -> Py<PyLayout> {
+        self.layout.clone_ref(py)
+    }
+
+    /// The worker identity, by field name.
+    #[getter]
+    fn node_fields(&self) -> Vec<(String, u64)> {
+        self.inner
+            .layout()
+            .node_fields()
+            .iter()
+            .zip(self.inner.node_values())
+            .map(|(f, v)| (f.name().to_owned(), *v))
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        let fields: Vec<String> = self
+            .node_fields()
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        format!(
+            "Generator({:?}, {})",
+            self.inner.layout().name(),
+            fields.join(", ")
+        )
+    }
+}
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyGenerator>()?;
+    m.add_function(wrap_pyfunction!(_after_fork_in_child, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,25 @@
+//! `polyflake._polyflake`: the native half of the Python package. One file per
+//! core module, conversions and error mapping only (docs/adr/0001).
+
+use pyo3::prelude::*;
+
+mod args;
+mod clock;
+mod encoding;
+mod error;
+mod generator;
+mod layout;
+mod parts;
+
+// Every wrapped type is `Sync` (the core generator is lock-free), so the
+// module is safe on free-threaded Python.
+#[pymodule(gil_used = false)]
+fn _polyflake(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<layout::PyLayout>()?;
+    m.add_class::<clock::PyManualClock>()?;
+    parts::register(m)?;
+    encoding::register(m)?;
+    generator::register(m)?;
+    Ok(())
+}

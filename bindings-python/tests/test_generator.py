@@ -1,0 +1,129 @@
+"""Threads, fork, waiting without the GIL, real time."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import polyflake
+import pytest
+
+
+def test_many_threads_one_generator_no_duplicates() -> None:
+    generator = polyflake.Generator("snowflake", node_id=5)
+    results: list[list[int]] = [[] for _ in range(8)]
+
+    def work(out: list[int]) -> None:
+        for _ in range(20_000):
+            out.append(generator.next_id())
+        out.extend(generator.next_ids(5_000))
+
+    threads = [threading.Thread(target=work, args=(out,)) for out in results]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    everything = [i for out in results for i in out]
+    assert len(everything) == 8 * 25_000
+    assert len(set(everything)) == len(everything)
+    for out in results:
+        assert out == sorted(out) and len(set(out)) == len(out)
+    assert {polyflake.decode(i, "snowflake").node_id for i in everything} == {5}
+
+
+def test_ids_carry_the_current_time() -> None:
+    generator = polyflake.Generator(polyflake.Layout.TWITTER, datacenter_id=1, machine_id=2)
+    before = int(time.time() * 1000)
+    id_ = generator.next_id()
+    after = int(time.time() * 1000)
+    assert before - 2 <= polyflake.decode(id_, "twitter").timestamp_ms <= after + 2
+
+
+def test_a_waiting_generator_releases_the_gil() -> None:
+    # A tiny sequence makes next_ids wait for about 300 ms; another Python
+    # thread must keep running meanwhile.
+    layout = polyflake.Layout.custom(epoch_ms=0, time_bits=41, nodes=[("n", 1)], sequence_bits=1)
+    generator = polyflake.Generator(layout, n=0)
+    ticks = 0
+    done = threading.Event()
+
+    def counter() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+
+    t = threading.Thread(target=counter)
+    t.start()
+    before = ticks
+    start = time.perf_counter()
+    ids = generator.next_ids(600)
+    elapsed = time.perf_counter() - start
+    during = ticks - before
+    done.set()
+    t.join()
+    assert len(set(ids)) == 600
+    assert elapsed >= 0.25
+    assert during > 1000, during
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_cannot_reuse_its_parents_identity() -> None:
+    generator = polyflake.Generator("snowflake", node_id=9)
+    parent_id = generator.next_id()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read)
+        try:
+            generator.next_id()
+            verdict = b"issued"
+        except polyflake.LeaseLostError as e:
+            verdict = b"refused:" + e.code.encode()
+        fresh = polyflake.Generator("snowflake", node_id=10).next_id()
+        verdict += b":" + str(polyflake.decode(fresh, "snowflake").node_id).encode()
+        os.write(write, verdict)
+        os._exit(0)
+    os.close(write)
+    verdict = os.read(read, 100)
+    os.waitpid(pid, 0)
+    assert verdict == b"refused:LEASE_LOST:10"
+    assert generator.next_id() > parent_id  # the parent's generator carries on
+
+
+def test_wall_clock_and_policies_are_selectable() -> None:
+    for policy in ("fail", "wait", "logical"):
+        g = polyflake.Generator(
+            "discord", clock="wall", on_clock_backwards=policy, worker_id=1, process_id=2
+        )
+        assert g.next_id() < g.next_id()
+    with pytest.raises(polyflake.InvalidArgumentError):
+        polyflake.Generator("discord", on_clock_backwards="panic", worker_id=1, process_id=2)
+    with pytest.raises(polyflake.InvalidArgumentError):
+        polyflake.Generator("discord", clock="sundial", worker_id=1, process_id=2)
+    with pytest.raises(TypeError):
+        polyflake.Generator("discord", clock=3, worker_id=1, process_id=2)  # type: ignore[arg-type]
+
+
+def test_identity_is_required_and_checked() -> None:
+    with pytest.raises(polyflake.InvalidArgumentError, match="missing field"):
+        polyflake.Generator("twitter", datacenter_id=1)
+    with pytest.raises(polyflake.FieldOutOfRangeError) as e:
+        polyflake.Generator("twitter", datacenter_id=32, machine_id=0)
+    assert (e.value.field, e.value.value, e.value.max) == ("datacenter_id", 32, 31)
+    g = polyflake.Generator("twitter", datacenter_id=3, machine_id=4)
+    assert g.node_fields == [("datacenter_id", 3), ("machine_id", 4)]
+    assert repr(g) == 'Generator("twitter", datacenter_id=3, machine_id=4)'
+
+
+def test_clock_backwards_error_says_how_far() -> None:
+    clock = polyflake.ManualClock(polyflake.Layout.TWITTER.epoch_ms + 10_000)
+    g = polyflake.Generator(
+        "twitter", clock=clock, on_clock_backwards="fail", datacenter_id=0, machine_id=0
+    )
+    g.next_id()
+    clock.advance(-7)
+    with pytest.raises(polyflake.ClockMovedBackwardsError) as e:
+        g.next_id()
+    assert isinstance(e.value, RuntimeError)
+    assert e.value.behind_ms == 7

@@ -1,0 +1,25 @@
+"""Checked by `mypy --strict` against the installed stubs (not run by pytest)."""
+
+from __future__ import annotations
+
+import polyflake
+
+layout: polyflake.Layout = polyflake.Layout.custom(
+    1_700_000_000_000, 41, {"region": 4, "worker": 6}, 12
+)
+generator = polyflake.Generator(layout, region=1, worker=2, on_clock_backwards="logical")
+ids: list[int] = generator.next_ids(10)
+first: int = generator.next_id()
+parts = polyflake.decode(first, layout)
+region: int = parts.region
+when = parts.datetime.isoformat()
+segments: list[polyflake.Segment] = polyflake.explain(first, "twitter")
+bits: str = segments[0].bits
+text = polyflake.format_id(first, "base58")
+back: int = polyflake.parse_id(text, "base58")
+clock = polyflake.ManualClock(1_700_000_000_000)
+test_generator = polyflake.Generator("snowflake", clock=clock, node_id=1)
+try:
+    polyflake.compose("twitter", timestamp_ms=0, sequence=0, datacenter_id=0, machine_id=0)
+except polyflake.TimestampBeforeEpochError as e:
+    code: str = e.code
