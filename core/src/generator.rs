@@ -2,11 +2,14 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{Error, Result};
+use crate::identity::{choose_from_env, EnvChoice, ENV_STATE_FILE};
 use crate::layout::{Layout, MAX_NODE_FIELDS};
+use crate::lease::LocalLease;
+use crate::mark::{FileMark, MarkStore, DEFAULT_MARK_LEAD_MS};
 
 /// What a generator does when the clock reads earlier than the last tick it
 /// issued IDs for.
@@ -89,6 +92,17 @@ pub struct Generator {
     clock: ClockSource,
     policy: BackwardsPolicy,
     state: Padded,
+    mark: Option<Mark>,
+    identity_source: String,
+}
+
+/// The persisted high-water mark: IDs are issued only in ticks below
+/// `limit` (0: nothing persisted yet); a later tick persists a new mark first.
+struct Mark {
+    store: Arc<dyn MarkStore>,
+    limit: AtomicU64,
+    lead_ms: i64,
+    persisting: Mutex<()>,
 }
 
 impl fmt::Debug for Generator {
@@ -98,11 +112,24 @@ impl fmt::Debug for Generator {
             .field("nodes", &self.node_values())
             .field("policy", &self.policy)
             .field("clock", &self.clock)
+            .field("identity", &self.identity_source)
             .finish()
     }
 }
 
 impl Generator {
+    /// A generator whose identity follows the environment rules of
+    /// `docs/identity.md` (`POLYFLAKE_NODE_ID`, per-field variables,
+    /// `POLYFLAKE_ORDINAL`, else a local lease in the state directory).
+    pub fn from_env(layout: Layout) -> Result<Generator> {
+        Generator::builder(layout).identity_from_env().build()
+    }
+
+    /// Where the worker identity came from, for people (`local lease 3 in …`).
+    pub fn identity_source(&self) -> &str {
+        &self.identity_source
+    }
+
     /// A generator with node values in layout order, the monotonic clock and
     /// the default backwards policy.
     pub fn new(layout: Layout, nodes: &[u64]) -> Result<Generator> {
@@ -118,6 +145,9 @@ impl Generator {
             clock: None,
             policy: BackwardsPolicy::default(),
             after_ms: None,
+            mark: None,
+            mark_lead_ms: DEFAULT_MARK_LEAD_MS,
+            from_env: None,
         }
     }
 
@@ -268,6 +298,13 @@ impl Generator {
                     }
                 }
             };
+            if let Some(mark) = &self.mark {
+                if ticks >= mark.limit.load(Ordering::Acquire) {
+                    self.extend_mark(mark, ticks)?;
+                    current = self.state.0.load(Ordering::Acquire);
+                    continue;
+                }
+            }
             let count = want.min(max_seq - first + 1);
             let next = (ticks << seq_bits) | (first + count - 1);
             match self.state.0.compare_exchange_weak(
@@ -286,6 +323,24 @@ impl Generator {
                 Err(actual) => current = actual,
             }
         }
+    }
+
+    /// Persists a mark `lead_ms` past `ticks` before any ID is issued there.
+    #[cold]
+    fn extend_mark(&self, mark: &Mark, ticks: u64) -> Result<()> {
+        let _one_writer = mark.persisting.lock().unwrap_or_else(|e| e.into_inner());
+        if ticks < mark.limit.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let layout = &self.layout;
+        let until_ms = layout
+            .timestamp_of(ticks)
+            .saturating_add(mark.lead_ms)
+            .min(layout.max_timestamp_ms());
+        mark.store.persist(until_ms)?;
+        mark.limit
+            .store(layout.ticks_at(until_ms)? + 1, Ordering::Release);
+        Ok(())
     }
 
     /// The first millisecond of the tick after `last`, if the layout has one.
@@ -311,7 +366,12 @@ pub struct GeneratorBuilder {
     clock: Option<Arc<dyn Clock>>,
     policy: BackwardsPolicy,
     after_ms: Option<i64>,
+    mark: Option<Arc<dyn MarkStore>>,
+    mark_lead_ms: i64,
+    from_env: Option<EnvReader>,
 }
+
+type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send>;
 
 impl fmt::Debug for GeneratorBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -356,8 +416,65 @@ impl GeneratorBuilder {
         self
     }
 
+    /// Persists a high-water mark in `store`: the generator starts past the
+    /// stored mark and never issues IDs past a mark it has not persisted.
+    pub fn high_water_mark(mut self, store: Arc<dyn MarkStore>) -> Self {
+        self.mark = Some(store);
+        self
+    }
+    /// How far ahead of the clock marks are written (default 1 s): the
+    /// longest a restart with the same identity waits.
+    pub fn mark_lead_ms(mut self, lead_ms: i64) -> Self {
+        self.mark_lead_ms = lead_ms.max(1);
+        self
+    }
+    /// Takes the identity (and its high-water mark) from the process
+    /// environment when built.
+    pub fn identity_from_env(self) -> Self {
+        self.identity_from(|name| std::env::var(name).ok())
+    }
+    /// [`identity_from_env`](Self::identity_from_env) with another source of variables.
+    pub fn identity_from(mut self, get: impl Fn(&str) -> Option<String> + Send + 'static) -> Self {
+        self.from_env = Some(Box::new(get));
+        self
+    }
+
     /// Validates the identity against the layout and builds.
-    pub fn build(self) -> Result<Generator> {
+    pub fn build(mut self) -> Result<Generator> {
+        let mut source = "given by the caller".to_owned();
+        if let Some(get) = self.from_env.take() {
+            if self.positional.is_some() || !self.named.is_empty() {
+                return Err(Error::InvalidArgument(
+                    "the identity is taken from the environment; give no node fields".into(),
+                ));
+            }
+            match choose_from_env(&self.layout, &get)? {
+                EnvChoice::Fixed(identity) => {
+                    if let Some(path) = get(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
+                        source = format!("{} (high-water mark {path})", identity.source);
+                        self.mark = Some(Arc::new(FileMark::new(path)));
+                    } else {
+                        source = identity.source;
+                    }
+                    self.positional = Some(identity.nodes);
+                }
+                EnvChoice::LocalLease(dir) => {
+                    let lease = LocalLease::acquire(&self.layout, &dir)?;
+                    source = format!(
+                        "local lease on node {} ({})",
+                        lease.number(),
+                        lease.lock_path().display()
+                    );
+                    self.positional = Some(lease.nodes().to_vec());
+                    self.mark = Some(Arc::new(lease));
+                }
+                EnvChoice::Etcd { .. } => {
+                    return Err(Error::InvalidArgument(
+                        "POLYFLAKE_ETCD_ENDPOINTS is set, but this build has no etcd lease".into(),
+                    ))
+                }
+            }
+        }
         let layout = self.layout;
         if u32::from(layout.time_bits()) + u32::from(layout.sequence_bits()) > 63 {
             return Err(Error::InvalidLayout(
@@ -379,7 +496,23 @@ impl GeneratorBuilder {
             (None, _) => layout.node_values(self.named.iter().map(|(n, v)| (n.as_str(), *v)))?,
         };
         let node_bits = layout.node_bits(&nodes[..layout.node_fields().len()])?;
-        let state = match self.after_ms {
+        let clock = match self.clock {
+            Some(clock) => ClockSource::new(clock),
+            None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
+        };
+        let mut after_ms = self.after_ms;
+        if let Some(store) = &self.mark {
+            if let Some(stored) = store.load()? {
+                // A restart within the lead waits it out here; a clock further
+                // behind meets the backwards policy on the first ID.
+                let behind = stored.saturating_sub(clock.now_ms());
+                if behind > 0 && behind <= self.mark_lead_ms {
+                    clock.wait_until(stored.saturating_add(1));
+                }
+                after_ms = Some(after_ms.map_or(stored, |a| a.max(stored)));
+            }
+        }
+        let state = match after_ms {
             None => NONE,
             Some(ms) if ms < layout.epoch_ms() => NONE,
             Some(ms) => {
@@ -390,12 +523,16 @@ impl GeneratorBuilder {
         Ok(Generator {
             nodes,
             node_bits,
-            clock: match self.clock {
-                Some(clock) => ClockSource::new(clock),
-                None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
-            },
+            clock,
             policy: self.policy,
             state: Padded(AtomicU64::new(state)),
+            mark: self.mark.map(|store| Mark {
+                store,
+                limit: AtomicU64::new(0),
+                lead_ms: self.mark_lead_ms,
+                persisting: Mutex::new(()),
+            }),
+            identity_source: source,
             layout,
         })
     }
