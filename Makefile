@@ -12,7 +12,7 @@ help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
 
 demo: ## The main job: build and run the demonstration
-	$(CARGO) run --quiet --release --example demo -p polyflake
+	bash scripts/demo.sh
 
 test: lint vectors-check test-rust test-python ## Every test suite, with the lints
 	@echo "make test: every suite passed"

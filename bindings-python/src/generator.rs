@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use polyflake::{BackwardsPolicy, Error, Generator, TryNext, WallClock};
+use polyflake::{BackwardsPolicy, Error, Generator, GeneratorBuilder, TryNext, WallClock};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
@@ -55,27 +55,19 @@ fn policy_arg(name: &str, max_ms: u64) -> PyResult<BackwardsPolicy> {
     }
 }
 
-#[pymethods]
 impl PyGenerator {
-    #[new]
-    #[pyo3(signature = (layout, *, clock = None, on_clock_backwards = "wait", max_backwards_ms = None, **node_fields))]
-    fn new(
-        layout: &Bound<'_, PyAny>,
+    fn build(
+        builder: GeneratorBuilder,
+        layout: Bound<'_, PyLayout>,
         clock: Option<&Bound<'_, PyAny>>,
         on_clock_backwards: &str,
         max_backwards_ms: Option<&Bound<'_, PyAny>>,
-        node_fields: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let layout = layout_arg(layout)?;
         let max_ms = match max_backwards_ms {
             Some(v) => u64_arg("max_backwards_ms", v)?,
             None => BackwardsPolicy::DEFAULT_WAIT_MS,
         };
-        let mut builder = Generator::builder(layout.get().inner.clone())
-            .on_clock_backwards(policy_arg(on_clock_backwards, max_ms)?);
-        for (name, value) in named_values(node_fields)? {
-            builder = builder.node(name, value);
-        }
+        let mut builder = builder.on_clock_backwards(policy_arg(on_clock_backwards, max_ms)?);
         if let Some(clock) = clock {
             if let Ok(manual) = clock.cast::<PyManualClock>() {
                 builder = builder.clock(manual.get().inner.clone());
@@ -98,11 +90,55 @@ impl PyGenerator {
                 ));
             }
         }
+        // Building may wait out a high-water mark: let other threads run.
+        let inner = layout.py().detach(|| builder.build()).py_err()?;
         Ok(PyGenerator {
-            inner: builder.build().py_err()?,
+            inner,
             layout: layout.unbind(),
             fork_generation: FORK_GENERATION.load(Ordering::SeqCst),
         })
+    }
+}
+
+#[pymethods]
+impl PyGenerator {
+    #[new]
+    #[pyo3(signature = (layout, *, clock = None, on_clock_backwards = "wait", max_backwards_ms = None, **node_fields))]
+    fn new(
+        layout: &Bound<'_, PyAny>,
+        clock: Option<&Bound<'_, PyAny>>,
+        on_clock_backwards: &str,
+        max_backwards_ms: Option<&Bound<'_, PyAny>>,
+        node_fields: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let layout = layout_arg(layout)?;
+        let mut builder = Generator::builder(layout.get().inner.clone());
+        for (name, value) in named_values(node_fields)? {
+            builder = builder.node(name, value);
+        }
+        Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
+    }
+
+    /// A generator whose worker identity follows the environment (see
+    /// docs/identity.md): POLYFLAKE_NODE_ID, per-field variables,
+    /// POLYFLAKE_ORDINAL, else a local lease in the state directory.
+    #[staticmethod]
+    #[pyo3(signature = (layout, *, clock = None, on_clock_backwards = "wait", max_backwards_ms = None))]
+    fn from_env(
+        layout: &Bound<'_, PyAny>,
+        clock: Option<&Bound<'_, PyAny>>,
+        on_clock_backwards: &str,
+        max_backwards_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let layout = layout_arg(layout)?;
+        let builder = Generator::builder(layout.get().inner.clone()).identity_from_env();
+        Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
+    }
+
+    /// Where the worker identity came from.
+    #[getter]
+    fn identity_source(&self) -> &str {
+        self.inner.identity_source()
     }
 
     /// The next ID. Waits, without holding the GIL, when the tick's

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from pathlib import Path
 
 import polyflake
 import pytest
@@ -127,3 +128,42 @@ def test_clock_backwards_error_says_how_far() -> None:
         g.next_id()
     assert isinstance(e.value, RuntimeError)
     assert e.value.behind_ms == 7
+
+
+def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in list(os.environ):
+        if key.startswith("POLYFLAKE_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "37")
+    g = polyflake.Generator.from_env("twitter")
+    assert g.node_fields == [("datacenter_id", 1), ("machine_id", 5)]
+    assert g.identity_source == "POLYFLAKE_NODE_ID=37"
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "not-a-number")
+    with pytest.raises(polyflake.InvalidArgumentError, match="POLYFLAKE_NODE_ID"):
+        polyflake.Generator.from_env("twitter")
+    monkeypatch.delenv("POLYFLAKE_NODE_ID")
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
+    a = polyflake.Generator.from_env("snowflake")
+    b = polyflake.Generator.from_env("snowflake")
+    assert a.node_fields != b.node_fields
+    assert a.identity_source.startswith("local lease on node 0")
+    assert (tmp_path / "snowflake" / "node-0.lock").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_leases_an_identity_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
+    parent = polyflake.Generator.from_env("snowflake")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        child = polyflake.Generator.from_env("snowflake")
+        os.write(write, str(dict(child.node_fields)["node_id"]).encode())
+        os._exit(0)
+    os.close(write)
+    child_node = int(os.read(read, 20))
+    os.waitpid(pid, 0)
+    assert child_node != dict(parent.node_fields)["node_id"]

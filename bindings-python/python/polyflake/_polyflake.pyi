@@ -104,6 +104,16 @@ class Generator:
         max_backwards_ms: int | None = None,
         **node_fields: int,
     ) -> None: ...
+    @staticmethod
+    def from_env(
+        layout: LayoutLike,
+        *,
+        clock: Literal["monotonic", "wall"] | ManualClock | None = None,
+        on_clock_backwards: Literal["fail", "wait", "logical"] = "wait",
+        max_backwards_ms: int | None = None,
+    ) -> Generator: ...
+    @property
+    def identity_source(self) -> str: ...
     def next_id(self) -> int: ...
     def next_ids(self, n: int) -> list[int]: ...
     @property

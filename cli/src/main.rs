@@ -1,0 +1,321 @@
+//! `polyflake`: mint, compose, decode and convert Snowflake IDs.
+
+mod render;
+mod time;
+
+use std::io::{BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use polyflake::{identity::split_node_number, Encoding, Generator, Layout};
+use serde_json::{json, Map, Value};
+
+#[derive(Parser)]
+#[command(
+    name = "polyflake",
+    version,
+    about = "Mint, read and convert Snowflake IDs."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Mint IDs. Identity from flags, else the environment, else a local lease.
+    Next(NextArgs),
+    /// Build an ID from its parts and show its bits.
+    Compose(ComposeArgs),
+    /// Take an ID apart.
+    Decode(DecodeArgs),
+    /// Re-encode an ID.
+    Convert(ConvertArgs),
+    /// The preset layouts: epochs, widths, ranges, and when each runs out.
+    Layouts,
+}
+
+#[derive(Args)]
+struct NodeFlags {
+    /// One number over all node fields (`twitter`: datacenter * 32 + machine).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    node_id: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    datacenter_id: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    machine_id: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    worker_id: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    process_id: Option<u64>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    shard_id: Option<u64>,
+}
+
+impl NodeFlags {
+    fn given(&self) -> Vec<(&'static str, u64)> {
+        [
+            ("node_id", self.node_id),
+            ("datacenter_id", self.datacenter_id),
+            ("machine_id", self.machine_id),
+            ("worker_id", self.worker_id),
+            ("process_id", self.process_id),
+            ("shard_id", self.shard_id),
+        ]
+        .into_iter()
+        .filter_map(|(n, v)| v.map(|v| (n, v)))
+        .collect()
+    }
+
+    /// Node values in layout order, or `None` when no flag was given.
+    fn resolve(&self, layout: &Layout) -> Result<Option<Vec<u64>>, String> {
+        let given = self.given();
+        if given.is_empty() {
+            return Ok(None);
+        }
+        // --node-id on a layout without such a field spreads over all of them.
+        if let [("node_id", n)] = given[..] {
+            if layout.node_index("node_id").is_none() {
+                return split_node_number(layout, n, "node_id")
+                    .map(Some)
+                    .map_err(|e| e.to_string());
+            }
+        }
+        let values = layout.node_values(given).map_err(|e| e.to_string())?;
+        Ok(Some(values[..layout.node_fields().len()].to_vec()))
+    }
+}
+
+#[derive(Args)]
+struct NextArgs {
+    /// A preset layout.
+    #[arg(long, default_value = "snowflake")]
+    layout: String,
+    #[command(flatten)]
+    nodes: NodeFlags,
+    /// How many IDs.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    count: usize,
+    /// decimal, hex, base2, base32, base36, base58, base64, crockford32 or bytes (as hex).
+    #[arg(long, default_value = "decimal")]
+    format: String,
+    /// A JSON array of strings.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ComposeArgs {
+    #[arg(long, default_value = "snowflake")]
+    layout: String,
+    /// Unix milliseconds or ISO-8601 (2024-05-01T12:00:00.000Z).
+    #[arg(long)]
+    timestamp: String,
+    #[command(flatten)]
+    nodes: NodeFlags,
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true)]
+    sequence: u64,
+    /// Print the ID only.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct DecodeArgs {
+    /// The ID, in the encoding given by --from.
+    id: String,
+    #[arg(long, default_value = "snowflake")]
+    layout: String,
+    #[arg(long, default_value = "decimal")]
+    from: String,
+    /// One flat JSON object; the ID as a string.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct ConvertArgs {
+    id: String,
+    #[arg(long, default_value = "decimal")]
+    from: String,
+    #[arg(long)]
+    to: String,
+}
+
+fn layout(name: &str) -> Result<Layout, String> {
+    Layout::preset(name).map_err(|e| format!("--layout: {e}"))
+}
+
+fn encoding(flag: &str, name: &str) -> Result<Encoding, String> {
+    Encoding::from_name(name).map_err(|e| format!("{flag}: {e}"))
+}
+
+/// Text for an ID; `bytes` shows as 16 hex digits.
+fn show(id: u64, encoding: Encoding) -> String {
+    let encoded = encoding.encode(id);
+    match encoded.as_str() {
+        Some(text) => text.to_owned(),
+        None => encoded
+            .as_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    }
+}
+
+fn read(text: &str, encoding: Encoding) -> Result<u64, String> {
+    let result = if encoding.is_binary() {
+        let hex = Encoding::Hex.parse(text).map_err(|_| {
+            format!("ID {text:?}: with --from bytes give the 8 bytes as 16 hex digits")
+        })?;
+        Ok(hex)
+    } else {
+        encoding.parse(text)
+    };
+    result.map_err(|e| format!("ID {text:?}: {e}"))
+}
+
+/// Colour on a terminal (or with `CLICOLOR_FORCE`), never with `NO_COLOR`.
+fn colour() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+    !set("NO_COLOR") && (set("CLICOLOR_FORCE") || std::io::stdout().is_terminal())
+}
+
+fn next(args: NextArgs, out: &mut impl Write) -> Result<(), String> {
+    let layout = layout(&args.layout)?;
+    let format = encoding("--format", &args.format)?;
+    let builder = Generator::builder(layout.clone());
+    let builder = match args.nodes.resolve(&layout)? {
+        Some(nodes) => builder.nodes(&nodes),
+        None => builder.identity_from_env(),
+    };
+    let generator = builder.build().map_err(|e| e.to_string())?;
+    eprintln!(
+        "polyflake: layout {}, identity: {}",
+        layout.name(),
+        generator.identity_source()
+    );
+    // Streamed a block at a time: a large --count neither waits nor fills memory.
+    let mut block = vec![0u64; args.count.min(4096)];
+    let mut left = args.count;
+    let mut first = true;
+    let write = |out: &mut dyn Write, ids: &[u64], first: &mut bool| -> std::io::Result<()> {
+        for &id in ids {
+            if args.json {
+                let sep = if std::mem::take(first) { "[" } else { "," };
+                write!(out, "{sep}\"{}\"", show(id, format))?;
+            } else {
+                writeln!(out, "{}", show(id, format))?;
+            }
+        }
+        Ok(())
+    };
+    while left > 0 {
+        let ids = &mut block[..left.min(4096)];
+        generator.fill(ids).map_err(|e| e.to_string())?;
+        write(out, ids, &mut first).map_err(|e| e.to_string())?;
+        left -= ids.len();
+    }
+    if args.json {
+        writeln!(out, "{}]", if first { "[" } else { "" }).map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())
+}
+
+fn compose(args: ComposeArgs, out: &mut impl Write) -> Result<(), String> {
+    let layout = layout(&args.layout)?;
+    let timestamp = time::parse_timestamp(&args.timestamp)?;
+    let nodes = args.nodes.resolve(&layout)?.unwrap_or_default();
+    let id = layout
+        .compose(timestamp, args.sequence, &nodes)
+        .map_err(|e| e.to_string())?;
+    let mut text = format!("{id}\n");
+    if !args.quiet {
+        text.push('\n');
+        text.push_str(&render::breakdown(&layout, id, colour()).map_err(|e| e.to_string())?);
+    }
+    out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+}
+
+fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
+    let layout = layout(&args.layout)?;
+    let id = read(&args.id, encoding("--from", &args.from)?)?;
+    let parts = layout
+        .decode(id)
+        .map_err(|e| format!("ID {}: {e}", args.id))?;
+    let text = if args.json {
+        let mut object = Map::new();
+        object.insert("id".into(), json!(id.to_string()));
+        object.insert("layout".into(), json!(layout.name()));
+        object.insert("timestamp_ms".into(), json!(parts.timestamp_ms));
+        object.insert("time".into(), json!(time::iso(parts.timestamp_ms)));
+        for (name, value) in parts.fields(&layout) {
+            object.insert(name.into(), json!(value));
+        }
+        object.insert("sequence".into(), json!(parts.sequence));
+        format!("{}\n", Value::Object(object))
+    } else {
+        let mut rows = vec![
+            ("id".to_owned(), id.to_string()),
+            ("layout".to_owned(), layout.name().to_owned()),
+            ("timestamp_ms".to_owned(), parts.timestamp_ms.to_string()),
+            ("time".to_owned(), time::iso(parts.timestamp_ms)),
+        ];
+        rows.extend(
+            parts
+                .fields(&layout)
+                .map(|(n, v)| (n.to_owned(), v.to_string())),
+        );
+        rows.push(("sequence".to_owned(), parts.sequence.to_string()));
+        let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        let mut text: String = rows
+            .iter()
+            .map(|(n, v)| format!("{n:<width$}  {v}\n"))
+            .collect();
+        text.push('\n');
+        text.push_str(&render::breakdown(&layout, id, colour()).map_err(|e| e.to_string())?);
+        text
+    };
+    out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+}
+
+fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
+    let id = read(&args.id, encoding("--from", &args.from)?)?;
+    writeln!(out, "{}", show(id, encoding("--to", &args.to)?)).map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("polyflake: internal error: {info}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("polyflake: {}", first.trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let result = match cli.command {
+        Command::Next(args) => next(args, &mut out),
+        Command::Compose(args) => compose(args, &mut out),
+        Command::Decode(args) => decode(args, &mut out),
+        Command::Convert(args) => convert(args, &mut out),
+        Command::Layouts => out
+            .write_all(render::layouts().as_bytes())
+            .map_err(|e| e.to_string()),
+    };
+    match result.and_then(|()| out.flush().map_err(|e| e.to_string())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("polyflake: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
