@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test test-rust test-python vectors vectors-check fmt lint bench bench-python bench-report
+.PHONY: help demo test test-rust test-python test-node vectors vectors-check fmt lint bench bench-python bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -14,7 +14,7 @@ help: ## List the targets
 demo: ## The main job: build and run the demonstration
 	bash scripts/demo.sh
 
-test: lint vectors-check test-rust test-python ## Every test suite, with the lints
+test: lint vectors-check test-rust test-python test-node ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: ## Rust: unit, golden-vector, property and uniqueness tests
@@ -22,6 +22,9 @@ test-rust: ## Rust: unit, golden-vector, property and uniqueness tests
 
 test-python: ## Python: build the wheel, install it in a fresh venv, ruff + mypy + pytest
 	bash scripts/test-python.sh
+
+test-node: ## Node: build the addon, check generated typings, tsc, node --test
+	bash scripts/test-node.sh
 
 vectors: ## Regenerate tests/vectors/*.json from the independent model
 	$(PYTHON) tests/vectors/make_vectors.py

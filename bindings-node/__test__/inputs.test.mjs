@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+import { test } from 'node:test'
+
+import * as pf from 'polyflake'
+
+const ID = pf.compose('twitter', { timestampMs: 1700000000123, sequence: 7, datacenterId: 3, machineId: 17 })
+
+test('IDs are bigint in and out, never a lossy number', () => {
+  assert.equal(typeof ID, 'bigint')
+  assert.equal(pf.decode(ID.toString(), 'twitter').id, ID)
+  assert.equal(pf.parseId(pf.formatId(ID, 'base58'), 'base58'), ID)
+  const big = 2n ** 64n - 1n
+  assert.equal(pf.parseId(pf.formatId(big, 'hex'), 'hex'), big)
+  assert.equal(typeof new pf.Generator('snowflake', { nodeId: 1 }).nextIds(2)[0], 'bigint')
+})
+
+test('bad 64-bit inputs name the argument', () => {
+  const table = [
+    [2 ** 53, RangeError, 'ERR_OUT_OF_RANGE'],
+    [-1, RangeError, 'ERR_OUT_OF_RANGE'],
+    [-1n, RangeError, 'ERR_OUT_OF_RANGE'],
+    [2n ** 64n, RangeError, 'ERR_OUT_OF_RANGE'],
+    [1.5, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [NaN, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [null, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    [true, TypeError, 'ERR_INVALID_ARG_TYPE'],
+    ['12abc', RangeError, 'INVALID_ENCODING'],
+    ['-5', RangeError, 'INVALID_ENCODING'],
+  ]
+  for (const [value, kind, code] of table) {
+    for (const call of [() => pf.decode(value, 'twitter'), () => pf.formatId(value, 'hex'), () => pf.explain(value, 'twitter')]) {
+      assert.throws(call, (e) => e instanceof kind && e.code === code && /\bid\b/.test(e.message), String(value))
+    }
+  }
+  assert.throws(
+    () => pf.compose('twitter', { timestampMs: 1700000000000, sequence: 0, datacenterId: 1, machineId: -3 }),
+    { name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: /machineId/ },
+  )
+  assert.throws(
+    () => pf.compose('twitter', { timestampMs: 1700000000000, sequence: 0, datacenterId: 1, machineId: 32 }),
+    { name: 'RangeError', code: 'FIELD_OUT_OF_RANGE', message: /machine_id = 32 is out of range 0..=31/ },
+  )
+  assert.throws(() => pf.compose('twitter', { timestampMs: 1700000000000, sequence: 0, datacenterId: 1 }), {
+    name: 'TypeError',
+    code: 'INVALID_ARGUMENT',
+  })
+  assert.throws(() => pf.minId('twitter', 1.5), { name: 'TypeError', message: /timestampMs/ })
+  assert.throws(() => pf.decode(1n, 42), { name: 'TypeError', message: /layout/ })
+  assert.throws(() => pf.formatId(1n, 'base99'), { name: 'TypeError', code: 'INVALID_ARGUMENT' })
+  assert.equal(pf.minId('twitter', new Date(1700000000000)), pf.minId('twitter', 1700000000000))
+})
+
+test('generator options are checked', () => {
+  assert.throws(() => new pf.Generator('twitter', { datacenterId: 1, machineId: 2, onClockBackwards: 'panic' }), {
+    code: 'INVALID_ARGUMENT',
+  })
+  assert.throws(() => new pf.Generator('twitter', { datacenterId: 1, machinId: 2 }), { code: 'INVALID_ARGUMENT', message: /machin_id|machinId/ })
+  assert.throws(() => new pf.Generator('twitter', { datacenterId: 32, machineId: 0 }), { code: 'FIELD_OUT_OF_RANGE' })
+  const g = new pf.Generator('twitter', { datacenterId: 3, machineId: 4, clock: 'wall', onClockBackwards: 'fail' })
+  assert.deepEqual(g.nodeFields, { datacenterId: 3, machineId: 4 })
+  assert.ok(g instanceof pf.Generator)
+  assert.ok(g.nextId() < g.nextId())
+  assert.ok(Number(g.nextIdString()) > 0)
+})
+
+test('clock going backwards is an Error with how far', () => {
+  const clock = new pf.ManualClock(pf.Layout.TWITTER.epochMs + 10000)
+  const g = new pf.Generator('twitter', { clock, onClockBackwards: 'fail', datacenterId: 0, machineId: 0 })
+  g.nextId()
+  clock.advance(-7)
+  assert.throws(() => g.nextId(), (e) => e.constructor === Error && e.code === 'CLOCK_MOVED_BACKWARDS' && /by 7 ms/.test(e.message))
+})
+
+test('a Rust panic is a JS error, not a crash', () => {
+  assert.throws(() => pf.default._panicForTests(), /deliberate panic/)
+  assert.ok(pf.decode(ID, 'twitter'))
+})
+
+test('JSON writes IDs as strings and refuses bare numbers', () => {
+  const text = JSON.stringify({ id: ID, parent: { id: 2n ** 63n + 1n }, n: 3 }, pf.jsonReplacer)
+  assert.equal(text, `{"id":"${ID}","parent":{"id":"${2n ** 63n + 1n}"},"n":3}`)
+  assert.deepEqual(JSON.parse(text, pf.jsonReviver(['id'])), { id: ID, parent: { id: 2n ** 63n + 1n }, n: 3 })
+  assert.throws(() => JSON.parse('{"id": 12}', pf.jsonReviver()), { name: 'TypeError' })
+  assert.throws(() => JSON.parse('{"id": "012"}', pf.jsonReviver()), { code: 'INVALID_ENCODING' })
+})
+
+test('CommonJS and ESM see one module', () => {
+  const cjs = createRequire(import.meta.url)('polyflake')
+  assert.equal(cjs.compose, pf.compose)
+  assert.equal(cjs.Generator, pf.Generator)
+  assert.equal(pf.default.decode, pf.decode)
+})
+
+test('fromEnv follows the environment', () => {
+  const saved = { ...process.env }
+  try {
+    process.env.POLYFLAKE_NODE_ID = '37'
+    const g = pf.Generator.fromEnv('twitter')
+    assert.deepEqual(g.nodeFields, { datacenterId: 1, machineId: 5 })
+    assert.equal(g.identitySource, 'POLYFLAKE_NODE_ID=37')
+    assert.ok(g instanceof pf.Generator)
+    process.env.POLYFLAKE_NODE_ID = 'x'
+    assert.throws(() => pf.Generator.fromEnv('twitter'), { code: 'INVALID_ARGUMENT', message: /POLYFLAKE_NODE_ID/ })
+  } finally {
+    process.env = saved
+  }
+})

@@ -1,0 +1,30 @@
+// Checked by `tsc --noEmit` against polyflake.d.ts and the generated index.d.ts.
+import {
+  Generator,
+  Layout,
+  ManualClock,
+  compose,
+  decode,
+  explain,
+  formatId,
+  jsonReplacer,
+  parseId,
+  type Parts,
+} from '../polyflake'
+
+const custom: Layout = Layout.custom({ epochMs: 1_700_000_000_000, timeBits: 41, nodes: [{ name: 'region', bits: 4 }] })
+const gen = new Generator(Layout.TWITTER, { datacenterId: 1, machineId: 2, onClockBackwards: 'logical' })
+const id: bigint = gen.nextId()
+const text: string = gen.nextIdString()
+const batch: BigUint64Array = gen.nextIds(100)
+const parts: Parts = decode(id, 'twitter')
+const when: Date = parts.date
+const ms: number = parts.timestampMs
+const again: bigint = compose('twitter', { timestampMs: parts.date, sequence: 0, datacenterId: 1, machineId: 2 })
+const bits: string = explain(id, custom)[0].bits
+const b58 = formatId(id, 'base58')
+const back: bigint = parseId('4jgmnx8Js8A', 'base58')
+const test = new Generator('snowflake', { nodeId: 1, clock: new ManualClock(Date.now()) })
+const fromEnv: Generator = Generator.fromEnv('sonyflake', { clock: 'wall' })
+const json: string = JSON.stringify({ id }, jsonReplacer)
+void [text, batch, when, ms, again, bits, b58, back, test, fromEnv, json]

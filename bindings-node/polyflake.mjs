@@ -1,0 +1,21 @@
+// ESM entry point: the same module as polyflake.js.
+import { createRequire } from 'node:module'
+
+const pf = createRequire(import.meta.url)('./polyflake.js')
+
+export const {
+  ENCODINGS,
+  Generator,
+  Layout,
+  ManualClock,
+  compose,
+  decode,
+  explain,
+  formatId,
+  jsonReplacer,
+  jsonReviver,
+  maxId,
+  minId,
+  parseId,
+} = pf
+export default pf

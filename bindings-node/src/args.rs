@@ -1,0 +1,144 @@
+//! Strict argument conversion. 64-bit values arrive as `bigint`, decimal
+//! strings or safe integers; anything that could lose precision is refused.
+
+use napi::bindgen_prelude::*;
+use napi::{Env, JsDate, ValueType};
+
+use crate::error::{out_of_range, wrong_type, OrThrow};
+
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+fn bigint_words(value: &Unknown<'_>) -> Result<(bool, Vec<u64>)> {
+    let big: BigInt = unsafe { value.cast()? };
+    Ok((big.sign_bit, big.words))
+}
+
+/// An unsigned 64-bit argument (an ID, a node field, a sequence).
+pub(crate) fn u64_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Result<u64> {
+    match value.get_type()? {
+        ValueType::BigInt => {
+            let (negative, words) = bigint_words(value)?;
+            let low = words.first().copied().unwrap_or(0);
+            let fits = words.iter().skip(1).all(|&w| w == 0);
+            if negative && (low != 0 || !fits) {
+                return Err(out_of_range(env, name, "must be >= 0"));
+            }
+            if !fits {
+                return Err(out_of_range(env, name, "must be < 2n ** 64n"));
+            }
+            Ok(low)
+        }
+        ValueType::Number => {
+            let n: f64 = unsafe { value.cast()? };
+            if !n.is_finite() || n.fract() != 0.0 {
+                return Err(wrong_type(
+                    env,
+                    name,
+                    "an integer (a bigint, a decimal string or a safe integer)",
+                ));
+            }
+            if n < 0.0 {
+                return Err(out_of_range(env, name, "must be >= 0"));
+            }
+            if n > MAX_SAFE {
+                return Err(out_of_range(
+                    env,
+                    name,
+                    "is above Number.MAX_SAFE_INTEGER: pass a bigint or a string",
+                ));
+            }
+            Ok(n as u64)
+        }
+        ValueType::String => {
+            let text: String = unsafe { value.cast()? };
+            polyflake::Encoding::Decimal
+                .parse(&text)
+                .map_err(|e| polyflake::Error::InvalidEncoding {
+                    encoding: polyflake::Encoding::Decimal,
+                    reason: format!("{name}: {e}"),
+                })
+                .or_throw(env)
+        }
+        _ => Err(wrong_type(
+            env,
+            name,
+            "a bigint, a decimal string or a safe integer",
+        )),
+    }
+}
+
+/// A Unix timestamp in milliseconds: a safe integer, a bigint, a decimal
+/// string or a `Date`.
+pub(crate) fn timestamp_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Result<i64> {
+    match value.get_type()? {
+        ValueType::Number => {
+            let n: f64 = unsafe { value.cast()? };
+            if !n.is_finite() || n.fract() != 0.0 {
+                return Err(wrong_type(env, name, "an integer number of milliseconds"));
+            }
+            if n.abs() > MAX_SAFE {
+                return Err(out_of_range(env, name, "is beyond Number.MAX_SAFE_INTEGER"));
+            }
+            Ok(n as i64)
+        }
+        ValueType::BigInt => {
+            let (negative, words) = bigint_words(value)?;
+            let low = words.first().copied().unwrap_or(0);
+            if words.iter().skip(1).any(|&w| w != 0) || low > i64::MAX as u64 {
+                return Err(out_of_range(env, name, "does not fit 64 bits"));
+            }
+            Ok(if negative { -(low as i64) } else { low as i64 })
+        }
+        ValueType::String => {
+            let text: String = unsafe { value.cast()? };
+            text.parse::<i64>()
+                .map_err(|_| wrong_type(env, name, "milliseconds (a decimal string of digits)"))
+        }
+        ValueType::Object => {
+            let date: JsDate<'_> = unsafe { value.cast() }
+                .map_err(|_| wrong_type(env, name, "a number, bigint, string or Date"))?;
+            let ms = date
+                .value_of()
+                .map_err(|_| wrong_type(env, name, "a number, bigint, string or Date"))?;
+            if !ms.is_finite() {
+                return Err(out_of_range(env, name, "is an invalid Date"));
+            }
+            Ok(ms as i64)
+        }
+        _ => Err(wrong_type(env, name, "a number, bigint, string or Date")),
+    }
+}
+
+/// A small count or width.
+pub(crate) fn small_arg(env: &Env, name: &str, value: &Unknown<'_>, max: u64) -> Result<u64> {
+    let v = u64_arg(env, name, value)?;
+    if v > max {
+        return Err(out_of_range(env, name, &format!("must be <= {max}")));
+    }
+    Ok(v)
+}
+
+/// `datacenter_id` -> `datacenterId`.
+pub(crate) fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A JS number that holds `value` exactly, or a RangeError.
+pub(crate) fn exact_number(env: &Env, name: &str, value: i128) -> Result<f64> {
+    if value.unsigned_abs() > MAX_SAFE as u128 {
+        return Err(out_of_range(env, name, "exceeds Number.MAX_SAFE_INTEGER"));
+    }
+    Ok(value as f64)
+}

@@ -1,0 +1,67 @@
+//! formatId / parseId: wraps `polyflake::encoding`.
+
+use napi::bindgen_prelude::*;
+use napi::{Env, ValueType};
+use napi_derive::napi;
+use polyflake::Encoding;
+
+use crate::args::u64_arg;
+use crate::error::{wrong_type, OrThrow};
+
+fn encoding_arg(env: &Env, name: Option<String>) -> Result<Encoding> {
+    name.map_or(Ok(Encoding::Decimal), |n| {
+        Encoding::from_name(&n).or_throw(env)
+    })
+}
+
+/// The encodings, by name.
+#[napi]
+pub const ENCODINGS: [&str; 9] = [
+    "decimal",
+    "hex",
+    "base2",
+    "base32",
+    "base36",
+    "base58",
+    "base64",
+    "crockford32",
+    "bytes",
+];
+
+/// Text for text encodings; a `Buffer` of 8 bytes for `'bytes'`.
+#[napi(catch_unwind)]
+pub fn format_id(
+    env: Env,
+    #[napi(ts_arg_type = "bigint | string | number")] id: Unknown<'_>,
+    #[napi(ts_arg_type = "EncodingName")] encoding: Option<String>,
+) -> Result<Either<String, Buffer>> {
+    let id = u64_arg(&env, "id", &id)?;
+    let encoding = encoding_arg(&env, encoding)?;
+    let encoded = encoding.encode(id);
+    Ok(match encoded.as_str() {
+        Some(text) => Either::A(text.to_owned()),
+        None => Either::B(Buffer::from(encoded.as_bytes().to_vec())),
+    })
+}
+
+/// Parses text (or 8 bytes for `'bytes'`) into an ID.
+#[napi(catch_unwind)]
+pub fn parse_id(
+    env: Env,
+    #[napi(ts_arg_type = "string | Buffer")] text: Unknown<'_>,
+    #[napi(ts_arg_type = "EncodingName")] encoding: Option<String>,
+) -> Result<u64> {
+    let encoding = encoding_arg(&env, encoding)?;
+    match text.get_type()? {
+        ValueType::String => {
+            let s: String = unsafe { text.cast()? };
+            encoding.parse(s).or_throw(&env)
+        }
+        ValueType::Object => {
+            let bytes: Buffer = unsafe { text.cast() }
+                .map_err(|_| wrong_type(&env, "text", "a string or a Buffer"))?;
+            encoding.parse(&bytes[..]).or_throw(&env)
+        }
+        _ => Err(wrong_type(&env, "text", "a string or a Buffer")),
+    }
+}

@@ -1,0 +1,183 @@
+//! `Layout`: wraps `polyflake::Layout`.
+
+use std::sync::LazyLock;
+
+use napi::bindgen_prelude::*;
+use napi::{Env, ValueType};
+use napi_derive::napi;
+use polyflake::{Layout, PRESETS};
+
+use crate::args::{camel, exact_number, small_arg};
+use crate::error::{wrong_type, OrThrow};
+
+static PRESET_LAYOUTS: LazyLock<Vec<Layout>> = LazyLock::new(|| {
+    PRESETS
+        .iter()
+        .map(|n| Layout::preset(n).expect("presets exist"))
+        .collect()
+});
+
+/// A node field of a custom layout.
+#[napi(object)]
+pub struct NodeFieldSpec {
+    pub name: String,
+    pub bits: u32,
+}
+
+/// The definition of a custom layout.
+#[napi(object)]
+pub struct CustomLayoutSpec {
+    /// Unix milliseconds of tick 0.
+    pub epoch_ms: f64,
+    pub time_bits: u32,
+    /// Node fields, most significant first (names in snake_case; decoded parts use camelCase).
+    pub nodes: Option<Vec<NodeFieldSpec>>,
+    /// Default 12.
+    pub sequence_bits: Option<u32>,
+    /// Default 1.
+    pub tick_ms: Option<u32>,
+    /// Default false (Sonyflake puts it above).
+    pub sequence_above_nodes: Option<bool>,
+}
+
+/// A bit layout: a preset (`Layout.preset('twitter')`) or `Layout.custom({...})`.
+#[napi(js_name = "Layout")]
+pub struct JsLayout {
+    pub(crate) inner: Layout,
+}
+
+/// Runs `f` on the layout an argument names: a `Layout` or a preset's name.
+pub(crate) fn with_layout<R>(
+    env: &Env,
+    value: &Unknown<'_>,
+    f: impl FnOnce(&Layout) -> Result<R>,
+) -> Result<R> {
+    match value.get_type()? {
+        ValueType::String => {
+            let name: String = unsafe { value.cast()? };
+            match PRESETS.iter().position(|p| *p == name) {
+                Some(i) => f(&PRESET_LAYOUTS[i]),
+                None => Err(Layout::preset(&name).unwrap_err()).or_throw(env),
+            }
+        }
+        ValueType::Object => {
+            let layout: ClassInstance<'_, JsLayout> = unsafe { value.cast() }
+                .map_err(|_| wrong_type(env, "layout", "a Layout or a preset name"))?;
+            f(&layout.inner)
+        }
+        _ => Err(wrong_type(env, "layout", "a Layout or a preset name")),
+    }
+}
+
+#[napi]
+impl JsLayout {
+    /// A preset by name: `twitter`, `snowflake`, `discord`, `instagram`, `sonyflake`.
+    #[napi(factory, catch_unwind)]
+    pub fn preset(env: Env, name: String) -> Result<Self> {
+        Ok(JsLayout {
+            inner: Layout::preset(&name).or_throw(&env)?,
+        })
+    }
+
+    /// A validated custom layout.
+    #[napi(factory, catch_unwind)]
+    pub fn custom(env: Env, spec: CustomLayoutSpec) -> Result<Self> {
+        if !spec.epoch_ms.is_finite() || spec.epoch_ms.fract() != 0.0 {
+            return Err(wrong_type(
+                &env,
+                "epochMs",
+                "an integer number of milliseconds",
+            ));
+        }
+        let width = |name: &str, v: u32| -> Result<u8> {
+            let value = env.create_uint32(v)?.into_unknown(&env)?;
+            Ok(small_arg(&env, name, &value, 64)? as u8)
+        };
+        let mut builder = Layout::custom(spec.epoch_ms as i64, width("timeBits", spec.time_bits)?)
+            .sequence_above_nodes(spec.sequence_above_nodes.unwrap_or(false));
+        if let Some(bits) = spec.sequence_bits {
+            builder = builder.sequence_bits(width("sequenceBits", bits)?);
+        }
+        if let Some(tick) = spec.tick_ms {
+            builder = builder.tick_ms(u64::from(tick));
+        }
+        for node in spec.nodes.unwrap_or_default() {
+            let bits = width("nodes[].bits", node.bits)?;
+            builder = builder.node(node.name, bits);
+        }
+        Ok(JsLayout {
+            inner: builder.build().or_throw(&env)?,
+        })
+    }
+
+    /// The preset names.
+    #[napi(getter)]
+    pub fn presets(&self) -> Vec<&'static str> {
+        PRESETS.to_vec()
+    }
+    #[napi(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name().to_owned()
+    }
+    #[napi(getter)]
+    pub fn epoch_ms(&self, env: Env) -> Result<f64> {
+        exact_number(&env, "epochMs", i128::from(self.inner.epoch_ms()))
+    }
+    #[napi(getter)]
+    pub fn tick_ms(&self, env: Env) -> Result<f64> {
+        exact_number(&env, "tickMs", i128::from(self.inner.tick_ms()))
+    }
+    #[napi(getter)]
+    pub fn time_bits(&self) -> u32 {
+        u32::from(self.inner.time_bits())
+    }
+    #[napi(getter)]
+    pub fn sequence_bits(&self) -> u32 {
+        u32::from(self.inner.sequence_bits())
+    }
+    #[napi(getter)]
+    pub fn sequence_above_nodes(&self) -> bool {
+        self.inner.sequence_above_nodes()
+    }
+    #[napi(getter)]
+    pub fn unused_bits(&self) -> u32 {
+        u32::from(self.inner.unused_bits())
+    }
+    #[napi(getter)]
+    pub fn max_timestamp_ms(&self, env: Env) -> Result<f64> {
+        exact_number(
+            &env,
+            "maxTimestampMs",
+            i128::from(self.inner.max_timestamp_ms()),
+        )
+    }
+    /// Node fields, most significant first, with their contract (snake_case) names.
+    #[napi(getter)]
+    pub fn nodes(&self) -> Vec<NodeFieldSpec> {
+        self.inner
+            .node_fields()
+            .iter()
+            .map(|f| NodeFieldSpec {
+                name: f.name().to_owned(),
+                bits: u32::from(f.bits()),
+            })
+            .collect()
+    }
+    /// The node fields' names as decoded parts carry them (camelCase).
+    #[napi(getter)]
+    pub fn field_names(&self) -> Vec<String> {
+        self.inner
+            .node_fields()
+            .iter()
+            .map(|f| camel(f.name()))
+            .collect()
+    }
+    #[napi]
+    pub fn equals(&self, other: &JsLayout) -> bool {
+        self.inner == other.inner
+    }
+    #[napi(js_name = "toString")]
+    pub fn describe(&self) -> String {
+        format!("Layout({})", self.inner.name())
+    }
+}
