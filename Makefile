@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test test-rust test-python test-node vectors vectors-check fmt lint bench bench-python bench-report
+.PHONY: help demo test test-rust test-python test-node vectors vectors-check fmt lint bench bench-python bench-node bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -45,6 +45,9 @@ bench: ## Benchmarks beside the peer libraries, then docs/benchmarks.md
 
 bench-python: ## Python benchmark beside the peers, into docs/benchmarks.md
 	bash scripts/bench-python.sh
+
+bench-node: ## Node benchmark beside the peers, into docs/benchmarks.md
+	bash scripts/bench-node.sh
 
 bench-report: ## Rewrite docs/benchmarks.md from the last benchmark run
 	$(PYTHON) scripts/bench_report.py

@@ -86,19 +86,16 @@ export declare class ManualClock {
 export type JsManualClock = ManualClock
 
 /**
- * A native `nextId` bound to one generator: calling it unwraps no `this`.
- * polyflake.js installs it on every Generator.
+ * A one-argument native `(id) => void` that writes `[timestampMs, sequence,
+ * ...node fields]` of `id` into `out` (see fast.rs; used by `decode` in polyflake.js).
  */
+export declare function _bindDecode(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', out: Float64Array): (id: bigint | string | number) => void
+
+/** `nextId` bound to one generator: a zero-argument native function (see fast.rs). */
 export declare function _bindNextId(generator: Generator): () => bigint
 
-/** The same for `nextIdString`. */
+/** `nextIdString` bound to one generator. */
 export declare function _bindNextIdString(generator: Generator): () => string
-
-/**
- * Writes `[timestampMs, sequence, ...node fields]` of `id` into `out`
- * (used by `decode` in polyflake.js).
- */
-export declare function _decodeInto(id: bigint | string | number, layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', out: Float64Array): void
 
 export declare function _floor(): bigint
 

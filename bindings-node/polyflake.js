@@ -11,7 +11,7 @@ for (const name of PRESETS) {
 }
 
 // Own properties shadow the prototype methods: a native function bound to
-// its generator skips the per-call unwrap of `this`.
+// its generator unwraps no `this` and converts no argument.
 function bindFastPaths(generator) {
   Object.defineProperties(generator, {
     nextId: { value: native._bindNextId(generator) },
@@ -31,28 +31,30 @@ class Generator extends native.Generator {
   }
 }
 
-const scratch = new Float64Array(2 + 8)
-const presetFields = new Map()
-const layoutFields = new WeakMap()
+// One native decoder (and the array it writes) per layout, made on first use.
+const presetDecoders = new Map()
+const layoutDecoders = new WeakMap()
 
-function fieldNames(layout) {
-  const cache = typeof layout === 'string' ? presetFields : layoutFields
-  let names = cache.get(layout)
-  if (names === undefined) {
-    names = typeof layout === 'string' ? native.Layout.preset(layout).fieldNames : layout.fieldNames
-    cache.set(layout, names)
+function decoderFor(layout) {
+  const cache = typeof layout === 'string' ? presetDecoders : layoutDecoders
+  let decoder = cache.get(layout)
+  if (decoder === undefined) {
+    const out = new Float64Array(2 + 8)
+    const names = typeof layout === 'string' ? native.Layout.preset(layout).fieldNames : layout.fieldNames
+    decoder = { decode: native._bindDecode(layout, out), out, names }
+    cache.set(layout, decoder)
   }
-  return names
+  return decoder
 }
 
 /** Takes an ID apart: `{ id, timestampMs, ...node fields, sequence, date }`. */
 function decode(id, layout) {
-  native._decodeInto(id, layout, scratch)
-  const names = fieldNames(layout)
-  const parts = { id: typeof id === 'bigint' ? id : BigInt(id), timestampMs: scratch[0] }
-  for (let i = 0; i < names.length; i++) parts[names[i]] = scratch[2 + i]
-  parts.sequence = scratch[1]
-  parts.date = new Date(scratch[0])
+  const { decode: write, out, names } = decoderFor(layout)
+  write(id)
+  const parts = { id: typeof id === 'bigint' ? id : BigInt(id), timestampMs: out[0] }
+  for (let i = 0; i < names.length; i++) parts[names[i]] = out[2 + i]
+  parts.sequence = out[1]
+  parts.date = new Date(out[0])
   return parts
 }
 

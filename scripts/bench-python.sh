@@ -8,4 +8,5 @@ python3 -m venv "$venv"
     snowflake-id snowflake-id-toolkit sonyflake uuid-utils
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$root/target/wheels"
 "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$root"/target/wheels/polyflake-*.whl
-"$venv/bin/python" "$root/bindings-python/benchmarks/bench.py" --write
+"$venv/bin/python" "$root/bindings-python/benchmarks/bench.py" > "$root/target/bench-python.md"
+python3 "$root/scripts/bench_report.py" --section python --from "$root/target/bench-python.md"

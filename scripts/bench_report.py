@@ -80,6 +80,13 @@ def section(r: dict[str, float]) -> str:
 
 
 def main() -> int:
+    if "--section" in sys.argv:
+        # `--section NAME --from FILE`: another language's benchmark output.
+        name = sys.argv[sys.argv.index("--section") + 1]
+        body = Path(sys.argv[sys.argv.index("--from") + 1]).read_text()
+        replace_section(name, body)
+        print(body)
+        return 0
     r = results()
     if not r:
         print("no criterion results under target/criterion: run `make bench` first", file=sys.stderr)

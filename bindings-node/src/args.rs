@@ -14,7 +14,22 @@ fn bigint_words(value: &Unknown<'_>) -> Result<(bool, Vec<u64>)> {
 }
 
 /// An unsigned 64-bit argument (an ID, a node field, a sequence).
+#[inline]
 pub(crate) fn u64_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Result<u64> {
+    // The common case in one napi call: a bigint that fits. Anything else
+    // (other types, negative or too wide) takes the checked path below.
+    let (mut result, mut lossless) = (0u64, false);
+    let status = unsafe {
+        napi::sys::napi_get_value_bigint_uint64(env.raw(), value.raw(), &mut result, &mut lossless)
+    };
+    if status == napi::sys::Status::napi_ok && lossless {
+        return Ok(result);
+    }
+    u64_arg_checked(env, name, value)
+}
+
+#[cold]
+fn u64_arg_checked(env: &Env, name: &str, value: &Unknown<'_>) -> Result<u64> {
     match value.get_type()? {
         ValueType::BigInt => {
             let (negative, words) = bigint_words(value)?;

@@ -9,7 +9,7 @@ use polyflake::{BackwardsPolicy, Error, Generator, GeneratorBuilder, WallClock};
 
 use crate::args::{camel, u64_arg};
 use crate::clock::JsManualClock;
-use crate::error::{throw, wrong_type, OrThrow};
+use crate::error::{wrong_type, OrThrow};
 use crate::layout::{with_layout, JsLayout};
 
 /// Issues IDs for one worker identity; safe to share, never the same ID twice.
@@ -181,32 +181,16 @@ impl JsGenerator {
     }
 }
 
-/// A native `nextId` bound to one generator: calling it unwraps no `this`.
-/// polyflake.js installs it on every Generator.
-#[napi(js_name = "_bindNextId", catch_unwind)]
-pub fn bind_next_id<'env>(
-    env: &'env Env,
-    generator: &JsGenerator,
-) -> Result<Function<'env, (), u64>> {
-    let inner = Arc::clone(&generator.inner);
-    env.create_function_from_closure("nextId", move |ctx| {
-        inner.next_id().map_err(|e| throw(ctx.env, e))
-    })
+/// `nextId` bound to one generator: a zero-argument native function (see fast.rs).
+#[napi(js_name = "_bindNextId", ts_return_type = "() => bigint")]
+pub fn bind_next_id<'env>(env: &'env Env, generator: &JsGenerator) -> Result<Unknown<'env>> {
+    crate::fast::bind_next_id(env, Arc::clone(&generator.inner), false)
 }
 
-/// The same for `nextIdString`.
-#[napi(js_name = "_bindNextIdString", catch_unwind)]
-pub fn bind_next_id_string<'env>(
-    env: &'env Env,
-    generator: &JsGenerator,
-) -> Result<Function<'env, (), String>> {
-    let inner = Arc::clone(&generator.inner);
-    env.create_function_from_closure("nextIdString", move |ctx| {
-        inner
-            .next_id()
-            .map(|id| id.to_string())
-            .map_err(|e| throw(ctx.env, e))
-    })
+/// `nextIdString` bound to one generator.
+#[napi(js_name = "_bindNextIdString", ts_return_type = "() => string")]
+pub fn bind_next_id_string<'env>(env: &'env Env, generator: &JsGenerator) -> Result<Unknown<'env>> {
+    crate::fast::bind_next_id(env, Arc::clone(&generator.inner), true)
 }
 
 /// A Rust panic, to prove it surfaces as a JS error (tests only).

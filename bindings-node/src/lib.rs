@@ -9,6 +9,7 @@ mod args;
 mod clock;
 mod encoding;
 mod error;
+mod fast;
 mod generator;
 mod layout;
 mod parts;

@@ -54,37 +54,45 @@ pub fn compose(
     })
 }
 
-/// Writes `[timestampMs, sequence, ...node fields]` of `id` into `out`
-/// (used by `decode` in polyflake.js).
-#[napi(js_name = "_decodeInto", catch_unwind)]
-pub fn decode_into(
-    env: Env,
-    #[napi(ts_arg_type = "bigint | string | number")] id: Unknown<'_>,
+/// A one-argument native `(id) => void` that writes `[timestampMs, sequence,
+/// ...node fields]` of `id` into `out` (see fast.rs; used by `decode` in polyflake.js).
+#[napi(
+    js_name = "_bindDecode",
+    ts_return_type = "(id: bigint | string | number) => void"
+)]
+pub fn bind_decode<'env>(
+    env: &'env Env,
     #[napi(
         ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
     )]
     layout: Unknown<'_>,
-    mut out: Float64Array,
+    out: Float64Array,
+) -> Result<Unknown<'env>> {
+    let layout = with_layout(env, &layout, |layout| Ok(layout.clone()))?;
+    if out.len() < 2 + layout.node_fields().len() {
+        return Err(wrong_type(
+            env,
+            "out",
+            "a Float64Array of the layout's size",
+        ));
+    }
+    crate::fast::bind_decode(env, layout, out)
+}
+
+/// Writes one decoded ID into `out`; shared by the fast path and tests.
+pub(crate) fn decode_into(
+    env: &Env,
+    layout: &polyflake::Layout,
+    id: u64,
+    out: &mut [f64],
 ) -> Result<()> {
-    let id = u64_arg(&env, "id", &id)?;
-    with_layout(&env, &layout, |layout| {
-        let parts = layout.decode(id).or_throw(&env)?;
-        // SAFETY: polyflake.js owns the array and runs nothing while we write.
-        let out = unsafe { out.as_mut() };
-        if out.len() < 2 + parts.nodes().len() {
-            return Err(wrong_type(
-                &env,
-                "out",
-                "a Float64Array of the layout's size",
-            ));
-        }
-        out[0] = exact_number(&env, "timestampMs", i128::from(parts.timestamp_ms))?;
-        out[1] = exact_number(&env, "sequence", i128::from(parts.sequence))?;
-        for (slot, (name, value)) in out[2..].iter_mut().zip(parts.fields(layout)) {
-            *slot = exact_number(&env, name, i128::from(value))?;
-        }
-        Ok(())
-    })
+    let parts = layout.decode(id).or_throw(env)?;
+    out[0] = exact_number(env, "timestampMs", i128::from(parts.timestamp_ms))?;
+    out[1] = exact_number(env, "sequence", i128::from(parts.sequence))?;
+    for (slot, (name, value)) in out[2..].iter_mut().zip(parts.fields(layout)) {
+        *slot = exact_number(env, name, i128::from(value))?;
+    }
+    Ok(())
 }
 
 /// One labelled run of an ID's bits.

@@ -2,7 +2,7 @@
 
 Per-call cost from a plain Python loop, IDs per millisecond against the
 4,096-per-ms ceiling of the `snowflake` layout, duplicates in the IDs each
-generator issued, and decode. Writes the Python section of docs/benchmarks.md.
+generator issued, and decode. Prints the Python section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -12,12 +12,10 @@ import platform
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import polyflake
 
-ROOT = Path(__file__).resolve().parents[2]
 N = 400_000
 CEILING_NS = 1e6 / 4096
 
@@ -137,13 +135,7 @@ def main() -> int:
         "|---|---|---|---|",
     ]
     lines += [f"| {name} | {ns:.0f} | {ceil} | {dup} |" for name, ns, ceil, dup in rows]
-    text = "\n".join(lines)
-    print(text)
-    if "--write" in sys.argv:
-        sys.path.insert(0, str(ROOT / "scripts"))
-        from bench_report import replace_section
-
-        replace_section("python", text)
+    print("\n".join(lines))
     return 0
 
 
