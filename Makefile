@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test test-rust test-python test-node vectors vectors-check fmt lint bench bench-python bench-node bench-report
+.PHONY: help demo test test-rust test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -14,7 +14,7 @@ help: ## List the targets
 demo: ## The main job: build and run the demonstration
 	bash scripts/demo.sh
 
-test: lint vectors-check test-rust test-python test-node ## Every test suite, with the lints
+test: lint vectors-check test-rust test-python test-node test-kotlin ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: ## Rust: unit, golden-vector, property and uniqueness tests
@@ -25,6 +25,9 @@ test-python: ## Python: build the wheel, install it in a fresh venv, ruff + mypy
 
 test-node: ## Node: build the addon, check generated typings, tsc, node --test
 	bash scripts/test-node.sh
+
+test-kotlin: ## Kotlin/JVM: cdylib, uniffi bindings, mvn verify against the jar
+	bash scripts/test-kotlin.sh
 
 vectors: ## Regenerate tests/vectors/*.json from the independent model
 	$(PYTHON) tests/vectors/make_vectors.py
@@ -48,6 +51,9 @@ bench-python: ## Python benchmark beside the peers, into docs/benchmarks.md
 
 bench-node: ## Node benchmark beside the peers, into docs/benchmarks.md
 	bash scripts/bench-node.sh
+
+bench-kotlin: ## Kotlin benchmark beside hutool and tsid-creator, into docs/benchmarks.md
+	bash scripts/bench-kotlin.sh
 
 bench-report: ## Rewrite docs/benchmarks.md from the last benchmark run
 	$(PYTHON) scripts/bench_report.py

@@ -1,0 +1,164 @@
+//! `FfiGenerator`: wraps `polyflake::Generator`, plus the direct-mapped
+//! `polyflake_next_id` JNA fast path (Generator.kt).
+
+use std::sync::Arc;
+
+use polyflake::{BackwardsPolicy, Generator, WallClock};
+
+use crate::clock::FfiManualClock;
+use crate::error::{FfiError, Result};
+use crate::layout::FfiLayout;
+use crate::parts::FfiNodeValue;
+
+/// Which clock a generator reads.
+#[derive(uniffi::Enum)]
+pub enum FfiClock {
+    Monotonic,
+    Wall,
+    Manual { clock: Arc<FfiManualClock> },
+}
+
+/// What to do when the clock goes backwards.
+#[derive(uniffi::Enum)]
+pub enum FfiBackwards {
+    Fail,
+    Wait { max_ms: u64 },
+    Logical,
+}
+
+/// Where the identity comes from.
+#[derive(uniffi::Enum)]
+pub enum FfiIdentity {
+    Given { nodes: Vec<FfiNodeValue> },
+    Environment,
+}
+
+#[derive(uniffi::Object)]
+pub struct FfiGenerator {
+    inner: Arc<Generator>,
+}
+
+#[uniffi::export]
+impl FfiGenerator {
+    #[uniffi::constructor]
+    pub fn new(
+        layout: &FfiLayout,
+        identity: FfiIdentity,
+        clock: FfiClock,
+        backwards: FfiBackwards,
+    ) -> Result<Arc<Self>> {
+        let mut builder = Generator::builder(layout.inner.clone());
+        builder = match identity {
+            FfiIdentity::Given { nodes } => nodes
+                .into_iter()
+                .fold(builder, |b, n| b.node(n.name, n.value)),
+            FfiIdentity::Environment => builder.identity_from_env(),
+        };
+        builder = match clock {
+            FfiClock::Monotonic => builder,
+            FfiClock::Wall => builder.clock(WallClock),
+            FfiClock::Manual { clock } => builder.clock(clock.inner.clone()),
+        };
+        builder = builder.on_clock_backwards(match backwards {
+            FfiBackwards::Fail => BackwardsPolicy::Fail,
+            FfiBackwards::Wait { max_ms } => BackwardsPolicy::Wait { max_ms },
+            FfiBackwards::Logical => BackwardsPolicy::Logical,
+        });
+        Ok(Arc::new(FfiGenerator {
+            inner: Arc::new(builder.build()?),
+        }))
+    }
+
+    pub fn next_id(&self) -> Result<u64> {
+        Ok(self.inner.next_id()?)
+    }
+
+    /// `n` IDs in one crossing, as the bits of `Long`s.
+    pub fn next_ids(&self, n: u32) -> Result<Vec<i64>> {
+        let mut ids = vec![0u64; n as usize];
+        self.inner.fill(&mut ids)?;
+        Ok(ids.into_iter().map(|id| id as i64).collect())
+    }
+
+    pub fn identity_source(&self) -> String {
+        self.inner.identity_source().to_owned()
+    }
+
+    pub fn node_values(&self) -> Vec<FfiNodeValue> {
+        self.inner
+            .layout()
+            .node_fields()
+            .iter()
+            .zip(self.inner.node_values())
+            .map(|(f, v)| FfiNodeValue {
+                name: f.name().to_owned(),
+                value: *v,
+            })
+            .collect()
+    }
+
+    /// A handle for `polyflake_next_id`: a strong reference the caller must
+    /// give back to `polyflake_release` exactly once, after its last use.
+    pub fn fast_handle(&self) -> u64 {
+        Arc::into_raw(Arc::clone(&self.inner)) as usize as u64
+    }
+}
+
+/// `polyflake_next_id`'s answer when it cannot issue an ID (an error, or a
+/// panic): the caller then asks `FfiGenerator::next_id`, which reports the
+/// typed error or issues the next ID. All ones is never a valid ID of a
+/// layout with an unused bit; in the others it is the layout's very last ID,
+/// which is then skipped, never issued twice.
+pub const NO_ID: i64 = -1;
+
+/// The direct-mapped fast path: one JNA call, no allocation.
+///
+/// # Safety
+/// `handle` must come from `fast_handle` and not yet be released.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn polyflake_next_id(handle: u64) -> i64 {
+    let generator = unsafe { &*(handle as usize as *const Generator) };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| generator.next_id())) {
+        Ok(Ok(id)) if id as i64 != NO_ID => id as i64,
+        _ => NO_ID,
+    }
+}
+
+/// Fills `out[..n]` with increasing IDs; returns `n`, or -1 when it cannot
+/// (the caller then asks `FfiGenerator::next_ids` for the typed error).
+///
+/// # Safety
+/// `handle` as for `polyflake_next_id`; `out` points to at least `n` longs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn polyflake_next_ids(handle: u64, out: *mut i64, n: i32) -> i32 {
+    let generator = unsafe { &*(handle as usize as *const Generator) };
+    if out.is_null() || n < 0 {
+        return -1;
+    }
+    let ids = unsafe { std::slice::from_raw_parts_mut(out.cast::<u64>(), n as usize) };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| generator.fill(ids))) {
+        Ok(Ok(())) => n,
+        _ => -1,
+    }
+}
+
+/// Gives back a handle from `fast_handle`.
+///
+/// # Safety
+/// `handle` must come from `fast_handle`, released once, after its last use.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn polyflake_release(handle: u64) {
+    drop(unsafe { Arc::from_raw(handle as usize as *const Generator) });
+}
+
+/// A trivial direct-mapped call: the floor the benchmark compares with.
+#[unsafe(no_mangle)]
+pub extern "C" fn polyflake_floor() -> i64 {
+    1
+}
+
+/// A Rust panic, to prove it surfaces as an exception (tests only).
+#[uniffi::export]
+pub fn panic_for_tests() -> std::result::Result<(), FfiError> {
+    panic!("a deliberate panic")
+}

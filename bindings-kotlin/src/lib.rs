@@ -1,0 +1,12 @@
+//! The native half of the Kotlin package: uniffi scaffolding, one file per
+//! core module, conversions and error mapping only (docs/adr/0001). The
+//! idiomatic Kotlin API lives in src/main/kotlin.
+
+mod clock;
+mod encoding;
+mod error;
+mod generator;
+mod layout;
+mod parts;
+
+uniffi::setup_scaffolding!();

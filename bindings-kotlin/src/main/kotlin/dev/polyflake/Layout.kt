@@ -1,0 +1,72 @@
+package dev.polyflake
+
+import dev.polyflake.ffi.FfiLayout
+import dev.polyflake.ffi.FfiNodeField
+
+/** A bit layout: one of the presets or a validated custom layout. */
+class Layout internal constructor(internal val ffi: FfiLayout) {
+    /** The core layout for the direct-mapped decode; given back when this Layout is collected. */
+    internal val handle: Long = ffi.fastHandle().toLong()
+
+    /** Node field names, most significant first (decode's map keys). */
+    internal val fieldNames: List<String> = ffi.nodes().map { it.name }
+
+    @Suppress("removal")
+    protected fun finalize() {
+        FastPath.polyflake_layout_release(handle)
+    }
+
+    val name: String = ffi.name()
+    val epochMs: Long get() = ffi.epochMs()
+    val tickMs: Long get() = ffi.tickMs().toLong()
+    val timeBits: Int get() = ffi.timeBits().toInt()
+    val sequenceBits: Int get() = ffi.sequenceBits().toInt()
+    val sequenceAboveNodes: Boolean get() = ffi.sequenceAboveNodes()
+    val unusedBits: Int get() = ffi.unusedBits().toInt()
+    val maxTimestampMs: Long get() = ffi.maxTimestampMs()
+
+    /** Node fields, most significant first: name to width in bits. */
+    val nodes: List<Pair<String, Int>> get() = ffi.nodes().map { it.name to it.bits.toInt() }
+
+    override fun equals(other: Any?): Boolean = other is Layout && ffi.sameAs(other.ffi)
+
+    override fun hashCode(): Int = (nodes.hashCode() * 31 + epochMs.hashCode()) * 31 + timeBits
+
+    override fun toString(): String = if (name == "custom") "Layout.custom($epochMs, $timeBits, $nodes, $sequenceBits)" else "Layout.${name.uppercase()}"
+
+    companion object {
+        @JvmField val TWITTER = preset("twitter")
+        @JvmField val SNOWFLAKE = preset("snowflake")
+        @JvmField val DISCORD = preset("discord")
+        @JvmField val INSTAGRAM = preset("instagram")
+        @JvmField val SONYFLAKE = preset("sonyflake")
+
+        /** The preset names. */
+        val PRESETS: List<String> get() = dev.polyflake.ffi.presetNames()
+
+        @JvmStatic
+        fun preset(name: String): Layout = mapped { Layout(FfiLayout.preset(name)) }
+
+        @JvmStatic
+        @JvmOverloads
+        fun custom(
+            epochMs: Long,
+            timeBits: Int,
+            nodes: List<Pair<String, Int>> = emptyList(),
+            sequenceBits: Int = 12,
+            tickMs: Long = 1,
+            sequenceAboveNodes: Boolean = false,
+        ): Layout {
+            require(timeBits in 0..64) { "timeBits must be in 0..64, got $timeBits" }
+            require(sequenceBits in 0..64) { "sequenceBits must be in 0..64, got $sequenceBits" }
+            require(tickMs >= 0) { "tickMs must be >= 0, got $tickMs" }
+            val fields = nodes.map { (name, bits) ->
+                require(bits in 0..64) { "bits of node field $name must be in 0..64, got $bits" }
+                FfiNodeField(name, bits.toUByte())
+            }
+            return mapped {
+                Layout(FfiLayout.custom(epochMs, timeBits.toUByte(), fields, sequenceBits.toUByte(), tickMs.toULong(), sequenceAboveNodes))
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.polyflake
+
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+
+class GeneratorTest {
+    @Test
+    fun `one generator shared by many threads never duplicates`() {
+        Generator(Layout.SNOWFLAKE, "node_id" to 5L).use { g ->
+            val seen = ConcurrentHashMap.newKeySet<Long>()
+            val pool = Executors.newFixedThreadPool(8)
+            val perThread = 30_000
+            val futures = (0 until 8).map {
+                pool.submit<List<Long>> {
+                    val mine = ArrayList<Long>(perThread + 5_000)
+                    repeat(perThread) { mine.add(g.nextId()) }
+                    mine.addAll(g.nextIds(5_000).toList())
+                    mine
+                }
+            }
+            for (f in futures) {
+                val ids = f.get(60, TimeUnit.SECONDS)
+                for (i in 1 until ids.size) assertTrue(ids[i - 1] < ids[i], "strictly increasing within a thread")
+                ids.forEach { assertTrue(seen.add(it), "duplicate $it") }
+            }
+            pool.shutdown()
+            assertEquals(8 * 35_000, seen.size)
+            assertEquals(setOf(5L), seen.map { Polyflake.decode(it, Layout.SNOWFLAKE)["node_id"] }.toSet())
+        }
+    }
+
+    @Test
+    fun `ids carry the current time and bit-63 layouts come out negative`() {
+        Generator(Layout.TWITTER, "datacenter_id" to 1L, "machine_id" to 2L).use { g ->
+            val before = System.currentTimeMillis()
+            val id = g.nextId()
+            val after = System.currentTimeMillis()
+            assertTrue(Polyflake.decode(id, Layout.TWITTER).timestampMs in (before - 2)..(after + 2))
+        }
+        val top = Polyflake.maxId(Layout.DISCORD, Layout.DISCORD.maxTimestampMs)
+        assertEquals(-1L, top)
+        assertEquals("18446744073709551615", Polyflake.format(top))
+        assertEquals(Layout.DISCORD.maxTimestampMs, Polyflake.decode(top, Layout.DISCORD).timestampMs)
+    }
+
+    @Test
+    fun `bad arguments name themselves`() {
+        val e = assertThrows<IllegalArgumentException> { Generator(Layout.TWITTER, "datacenter_id" to -1L, "machine_id" to 0L) }
+        assertTrue(e.message!!.contains("datacenter_id"))
+        val range = assertThrows<FieldOutOfRangeException> { Generator(Layout.TWITTER, "datacenter_id" to 32L, "machine_id" to 0L) }
+        assertTrue(range.message!!.contains("datacenter_id = 32 is out of range 0..=31"), range.message)
+        assertThrows<InvalidArgumentException> { Generator(Layout.TWITTER, "datacenter_id" to 1L) }
+        assertThrows<InvalidArgumentException> { Polyflake.format(1, "base99") }
+        assertThrows<IllegalArgumentException> { Polyflake.compose(Layout.SNOWFLAKE, 1_700_000_000_000, -1, "node_id" to 1L) }
+        assertThrows<TimestampBeforeEpochException> { Polyflake.minId(Layout.TWITTER, 0) }
+    }
+
+    @Test
+    fun `clock going backwards and a closed generator`() {
+        val clock = ManualClock(Layout.TWITTER.epochMs + 10_000)
+        val g = Generator(Layout.TWITTER, "datacenter_id" to 0L, "machine_id" to 0L, clock = clock, onClockBackwards = OnClockBackwards.Fail)
+        g.nextId()
+        clock.advance(-7)
+        val e = assertThrows<ClockMovedBackwardsException> { g.nextId() }
+        assertTrue(e.message!!.contains("by 7 ms"))
+        g.close()
+        assertThrows<IllegalStateException> { g.nextId() }
+        g.close()
+    }
+
+    @Test
+    fun `a Rust panic is an exception, not a crash`() {
+        assertThrows<Exception> { dev.polyflake.ffi.panicForTests() }
+        assertEquals(Layout.TWITTER, Layout.preset("twitter"))
+    }
+
+    @Test
+    fun `fromEnv leases distinct identities on this host`() {
+        Generator.fromEnv(Layout.SNOWFLAKE).use { a ->
+            Generator.fromEnv(Layout.SNOWFLAKE).use { b ->
+                assertTrue(a.identitySource.startsWith("local lease on node"), a.identitySource)
+                assertNotEquals(a.nodeFields, b.nodeFields)
+                assertTrue(a.nextId() != b.nextId())
+            }
+        }
+    }
+}
