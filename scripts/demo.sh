@@ -45,6 +45,38 @@ PY
 )
 echo "python:   $py_json"
 [ "$rust_json" = "$py_json" ] || agree=0
+
+if [ ! -f bindings-node/polyflake.linux-x64-gnu.node ]; then
+    (cd bindings-node && npm ci --no-audit --no-fund --loglevel=error \
+        && npx napi build --platform --release --js index.js --dts index.d.ts >/dev/null)
+fi
+node_json=$(node -e '
+const pf = require("./bindings-node/polyflake.js")
+const p = pf.decode(BigInt(process.argv[1]), "twitter")
+const snake = (k) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())
+const out = { id: p.id, layout: "twitter", timestamp_ms: p.timestampMs, time: p.date.toISOString() }
+for (const k of pf.Layout.TWITTER.fieldNames) out[snake(k)] = p[k]
+out.sequence = p.sequence
+console.log(JSON.stringify(out, pf.jsonReplacer))' "${ids[0]}")
+echo "node:     $node_json"
+[ "$rust_json" = "$node_json" ] || agree=0
+
+jar=$(ls bindings-kotlin/target/polyflake-*.jar 2>/dev/null | head -1 || true)
+if [ -z "$jar" ]; then
+    bash scripts/test-kotlin.sh -q -DskipTests >/dev/null
+    jar=$(ls bindings-kotlin/target/polyflake-*.jar | head -1)
+fi
+cp=$(mvn -q -B -f bindings-kotlin/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/stdout -Dmdep.includeScope=runtime)
+cat > target/demo.jsh <<JSH
+var p = dev.polyflake.Polyflake.decode(Long.parseUnsignedLong("${ids[0]}"), dev.polyflake.Layout.TWITTER);
+var f = p.getNodes();
+var time = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC).format(p.getInstant());
+System.out.println("{\"id\":\"" + Long.toUnsignedString(p.getId()) + "\",\"layout\":\"twitter\",\"timestamp_ms\":" + p.getTimestampMs() + ",\"time\":\"" + time + "\",\"datacenter_id\":" + f.get("datacenter_id") + ",\"machine_id\":" + f.get("machine_id") + ",\"sequence\":" + p.getSequence() + "}");
+/exit
+JSH
+kotlin_json=$(jshell -q --class-path "$jar:$cp" target/demo.jsh 2>/dev/null | grep '^{' || true)
+echo "kotlin:   $kotlin_json"
+[ "$rust_json" = "$kotlin_json" ] || agree=0
 if [ "$agree" = 1 ]; then
     say "all languages agree"
 else

@@ -67,13 +67,7 @@ pub fn explain(layout: &FfiLayout, id: u64) -> Result<Vec<FfiSegment>> {
         .explain(id)?
         .into_iter()
         .map(|s| FfiSegment {
-            kind: match s.kind {
-                polyflake::SegmentKind::Unused => "unused",
-                polyflake::SegmentKind::Time => "time",
-                polyflake::SegmentKind::Node => "node",
-                polyflake::SegmentKind::Sequence => "sequence",
-            }
-            .to_owned(),
+            kind: s.kind.name().to_owned(),
             bits: s.bits(),
             width: s.width(),
             name: s.name,

@@ -5,7 +5,6 @@
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
-use polyflake::SegmentKind;
 
 use crate::args::{camel, exact_number, timestamp_arg, u64_arg};
 use crate::error::{wrong_type, OrThrow};
@@ -127,13 +126,7 @@ pub fn explain(
             .or_throw(&env)?
             .into_iter()
             .map(|s| Segment {
-                kind: match s.kind {
-                    SegmentKind::Unused => "unused",
-                    SegmentKind::Time => "time",
-                    SegmentKind::Node => "node",
-                    SegmentKind::Sequence => "sequence",
-                }
-                .to_owned(),
+                kind: s.kind.name().to_owned(),
                 bits: s.bits(),
                 width: u32::from(s.width()),
                 name: camel(&s.name),

@@ -1,7 +1,7 @@
 //! compose / decode / explain / min_id / max_id and the decoded `Parts`:
 //! wraps `polyflake::parts`.
 
-use polyflake::{Parts, SegmentKind};
+use polyflake::Parts;
 use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -69,12 +69,7 @@ fn explain(id: &Bound<'_, PyAny>, layout: &Bound<'_, PyAny>) -> PyResult<Vec<PyS
     Ok(segments
         .into_iter()
         .map(|s| PySegment {
-            kind: match s.kind {
-                SegmentKind::Unused => "unused",
-                SegmentKind::Time => "time",
-                SegmentKind::Node => "node",
-                SegmentKind::Sequence => "sequence",
-            },
+            kind: s.kind.name(),
             bits: s.bits(),
             width: s.width(),
             name: s.name,

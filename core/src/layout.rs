@@ -26,6 +26,7 @@ pub struct NodeField {
     name: String,
     bits: u8,
     shift: u8,
+    max: u64,
 }
 
 impl NodeField {
@@ -42,8 +43,9 @@ impl NodeField {
         self.shift
     }
     /// The largest value the field holds.
+    #[inline]
     pub fn max(&self) -> u64 {
-        mask(self.bits)
+        self.max
     }
 }
 
@@ -59,6 +61,9 @@ pub struct Layout {
     sequence_shift: u8,
     sequence_above_nodes: bool,
     nodes: Vec<NodeField>,
+    // Derived once, read on every decode.
+    id_mask: u64,
+    max_sequence: u64,
 }
 
 pub(crate) const fn mask(bits: u8) -> u64 {
@@ -199,8 +204,9 @@ impl Layout {
         64 - self.time_bits - self.time_shift
     }
     /// The largest sequence value.
+    #[inline]
     pub fn max_sequence(&self) -> u64 {
-        mask(self.sequence_bits)
+        self.max_sequence
     }
     /// The largest tick count the time field holds.
     pub fn max_ticks(&self) -> u64 {
@@ -212,8 +218,9 @@ impl Layout {
         self.epoch_ms + ((self.max_ticks() as i128 + 1) * self.tick_ms as i128 - 1) as i64
     }
     /// Every bit a valid ID may set.
+    #[inline]
     pub fn id_mask(&self) -> u64 {
-        mask(64 - self.unused_bits())
+        self.id_mask
     }
     /// Index of a node field by name.
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -438,6 +445,7 @@ impl LayoutBuilder {
                 name: name.clone(),
                 bits: *bits,
                 shift,
+                max: mask(*bits),
             });
             shift += bits;
         }
@@ -456,6 +464,8 @@ impl LayoutBuilder {
             sequence_shift,
             sequence_above_nodes: self.sequence_above_nodes,
             nodes,
+            id_mask: mask(shift + self.time_bits),
+            max_sequence: mask(self.sequence_bits),
         })
     }
 }

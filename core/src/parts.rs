@@ -51,6 +51,18 @@ pub enum SegmentKind {
     Sequence,
 }
 
+impl SegmentKind {
+    /// The kind's name in every language: `unused`, `time`, `node` or `sequence`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SegmentKind::Unused => "unused",
+            SegmentKind::Time => "time",
+            SegmentKind::Node => "node",
+            SegmentKind::Sequence => "sequence",
+        }
+    }
+}
+
 /// One labelled run of bits, for a person reading an ID.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Segment {
