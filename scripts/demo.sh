@@ -66,7 +66,8 @@ if [ -z "$jar" ]; then
     bash scripts/test-kotlin.sh -q -DskipTests >/dev/null
     jar=$(ls bindings-kotlin/target/polyflake-*.jar | head -1)
 fi
-cp=$(mvn -q -B -f bindings-kotlin/pom.xml dependency:build-classpath -Dmdep.outputFile=/dev/stdout -Dmdep.includeScope=runtime)
+mvn -q -B -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath -Dmdep.outputFile="$root/target/kotlin-cp.txt" -Dmdep.includeScope=runtime >/dev/null
+cp=$(cat target/kotlin-cp.txt)
 cat > target/demo.jsh <<JSH
 var p = dev.polyflake.Polyflake.decode(Long.parseUnsignedLong("${ids[0]}"), dev.polyflake.Layout.TWITTER);
 var f = p.getNodes();
