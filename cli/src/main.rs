@@ -152,15 +152,7 @@ fn encoding(flag: &str, name: &str) -> Result<Encoding, String> {
 
 /// Text for an ID; `bytes` shows as 16 hex digits.
 fn show(id: u64, encoding: Encoding) -> String {
-    let encoded = encoding.encode(id);
-    match encoded.as_str() {
-        Some(text) => text.to_owned(),
-        None => encoded
-            .as_bytes()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
-    }
+    encoding.encode(id).to_string()
 }
 
 fn read(text: &str, encoding: Encoding) -> Result<u64, String> {

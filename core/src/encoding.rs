@@ -247,6 +247,19 @@ impl Encoded {
     }
 }
 
+/// The text; for [`Encoding::Bytes`], the 8 bytes as 16 lower-case hex digits.
+impl fmt::Display for Encoded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.as_str() {
+            Some(text) => f.write_str(text),
+            None => self
+                .as_bytes()
+                .iter()
+                .try_for_each(|b| write!(f, "{b:02x}")),
+        }
+    }
+}
+
 impl fmt::Debug for Encoded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.as_str() {
