@@ -8,25 +8,26 @@ class Layout internal constructor(internal val ffi: FfiLayout) {
     /** The core layout for the direct-mapped decode; given back when this Layout is collected. */
     internal val handle: Long = ffi.fastHandle().toLong()
 
+    // A layout is immutable: read it across the FFI once, not on every property access.
+    val name: String = ffi.name()
+    val epochMs: Long = ffi.epochMs()
+    val tickMs: Long = ffi.tickMs().toLong()
+    val timeBits: Int = ffi.timeBits().toInt()
+    val sequenceBits: Int = ffi.sequenceBits().toInt()
+    val sequenceAboveNodes: Boolean = ffi.sequenceAboveNodes()
+    val unusedBits: Int = ffi.unusedBits().toInt()
+    val maxTimestampMs: Long = ffi.maxTimestampMs()
+
+    /** Node fields, most significant first: name to width in bits. */
+    val nodes: List<Pair<String, Int>> = ffi.nodes().map { it.name to it.bits.toInt() }
+
     /** Node field names, most significant first (decode's map keys). */
-    internal val fieldNames: List<String> = ffi.nodes().map { it.name }
+    internal val fieldNames: List<String> = nodes.map { it.first }
 
     @Suppress("removal")
     protected fun finalize() {
         FastPath.polyflake_layout_release(handle)
     }
-
-    val name: String = ffi.name()
-    val epochMs: Long get() = ffi.epochMs()
-    val tickMs: Long get() = ffi.tickMs().toLong()
-    val timeBits: Int get() = ffi.timeBits().toInt()
-    val sequenceBits: Int get() = ffi.sequenceBits().toInt()
-    val sequenceAboveNodes: Boolean get() = ffi.sequenceAboveNodes()
-    val unusedBits: Int get() = ffi.unusedBits().toInt()
-    val maxTimestampMs: Long get() = ffi.maxTimestampMs()
-
-    /** Node fields, most significant first: name to width in bits. */
-    val nodes: List<Pair<String, Int>> get() = ffi.nodes().map { it.name to it.bits.toInt() }
 
     override fun equals(other: Any?): Boolean = other is Layout && ffi.sameAs(other.ffi)
 
