@@ -81,7 +81,7 @@ impl FfiGenerator {
     }
 
     pub fn identity_source(&self) -> String {
-        self.inner.identity_source().to_owned()
+        self.inner.identity_source()
     }
 
     pub fn node_values(&self) -> Vec<FfiNodeValue> {
@@ -92,7 +92,7 @@ impl FfiGenerator {
             .zip(self.inner.node_values())
             .map(|(f, v)| FfiNodeValue {
                 name: f.name().to_owned(),
-                value: *v,
+                value: v,
             })
             .collect()
     }

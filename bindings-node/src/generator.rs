@@ -165,7 +165,7 @@ impl JsGenerator {
     /// Where the worker identity came from.
     #[napi(getter)]
     pub fn identity_source(&self) -> String {
-        self.inner.identity_source().to_owned()
+        self.inner.identity_source()
     }
 
     /// The worker identity, by camelCase field name.
@@ -176,7 +176,7 @@ impl JsGenerator {
             .node_fields()
             .iter()
             .zip(self.inner.node_values())
-            .map(|(f, v)| (camel(f.name()), *v as u32))
+            .map(|(f, v)| (camel(f.name()), v as u32))
             .collect()
     }
 }

@@ -137,7 +137,7 @@ impl PyGenerator {
 
     /// Where the worker identity came from.
     #[getter]
-    fn identity_source(&self) -> &str {
+    fn identity_source(&self) -> String {
         self.inner.identity_source()
     }
 
@@ -175,7 +175,7 @@ impl PyGenerator {
             .node_fields()
             .iter()
             .zip(self.inner.node_values())
-            .map(|(f, v)| (f.name().to_owned(), *v))
+            .map(|(f, v)| (f.name().to_owned(), v))
             .collect()
     }
 

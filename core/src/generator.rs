@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{Error, Result};
@@ -10,6 +10,7 @@ use crate::identity::{choose_from_env, EnvChoice, ENV_STATE_FILE};
 use crate::layout::{Layout, MAX_NODE_FIELDS};
 use crate::lease::LocalLease;
 use crate::mark::{FileMark, MarkStore, DEFAULT_MARK_LEAD_MS};
+use crate::tenure::{etcd_connector, Claim, RemoteLease, Tenure};
 
 /// What a generator does when the clock reads earlier than the last tick it
 /// issued IDs for.
@@ -70,7 +71,12 @@ pub enum TryNext {
 }
 
 enum Step {
-    Reserved { ticks: u64, first: u64, count: u64 },
+    Reserved {
+        ticks: u64,
+        first: u64,
+        count: u64,
+        node_bits: u64,
+    },
     WaitUntil(i64),
 }
 
@@ -87,22 +93,40 @@ const NONE: u64 = u64::MAX;
 /// `(tick, sequence)` word).
 pub struct Generator {
     layout: Layout,
-    nodes: [u64; MAX_NODE_FIELDS],
-    node_bits: u64,
+    /// Changes only when a remote lease hands over a new identity.
+    node_bits: AtomicU64,
+    identity: Mutex<IdentityNote>,
     clock: ClockSource,
     policy: BackwardsPolicy,
     state: Padded,
     mark: Option<Mark>,
-    identity_source: String,
+    held: Option<Held>,
+}
+
+struct IdentityNote {
+    nodes: [u64; MAX_NODE_FIELDS],
+    source: String,
 }
 
 /// The persisted high-water mark: IDs are issued only in ticks below
 /// `limit` (0: nothing persisted yet); a later tick persists a new mark first.
+/// The mutex holds the store and admits one writer at a time.
 struct Mark {
-    store: Arc<dyn MarkStore>,
+    store: Mutex<Arc<dyn MarkStore>>,
     limit: AtomicU64,
     lead_ms: i64,
-    persisting: Mutex<()>,
+}
+
+/// An identity held from a registry that can lapse.
+struct Held {
+    tenure: Arc<Tenure>,
+    switching: Mutex<()>,
+    /// Dropped with the generator, which stops the keep-alive and releases.
+    _lease: Arc<dyn RemoteLease>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl fmt::Debug for Generator {
@@ -112,7 +136,7 @@ impl fmt::Debug for Generator {
             .field("nodes", &self.node_values())
             .field("policy", &self.policy)
             .field("clock", &self.clock)
-            .field("identity", &self.identity_source)
+            .field("identity", &self.identity_source())
             .finish()
     }
 }
@@ -120,14 +144,15 @@ impl fmt::Debug for Generator {
 impl Generator {
     /// A generator whose identity follows the environment rules of
     /// `docs/identity.md` (`POLYFLAKE_NODE_ID`, per-field variables,
-    /// `POLYFLAKE_ORDINAL`, else a local lease in the state directory).
+    /// `POLYFLAKE_ORDINAL`, `POLYFLAKE_ETCD_ENDPOINTS` with an etcd
+    /// connector registered, else a local lease in the state directory).
     pub fn from_env(layout: Layout) -> Result<Generator> {
         Generator::builder(layout).identity_from_env().build()
     }
 
     /// Where the worker identity came from, for people (`local lease 3 in …`).
-    pub fn identity_source(&self) -> &str {
-        &self.identity_source
+    pub fn identity_source(&self) -> String {
+        lock(&self.identity).source.clone()
     }
 
     /// A generator with node values in layout order, the monotonic clock and
@@ -148,6 +173,7 @@ impl Generator {
             mark: None,
             mark_lead_ms: DEFAULT_MARK_LEAD_MS,
             from_env: None,
+            remote: None,
         }
     }
 
@@ -155,9 +181,10 @@ impl Generator {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
-    /// The worker identity, in layout order.
-    pub fn node_values(&self) -> &[u64] {
-        &self.nodes[..self.layout.node_fields().len()]
+    /// The worker identity, in layout order. Under a remote lease it can
+    /// change when the lease is lost and a new identity is claimed.
+    pub fn node_values(&self) -> Vec<u64> {
+        lock(&self.identity).nodes[..self.layout.node_fields().len()].to_vec()
     }
     /// The backwards policy.
     pub fn policy(&self) -> BackwardsPolicy {
@@ -182,9 +209,12 @@ impl Generator {
     pub fn next_id(&self) -> Result<u64> {
         loop {
             match self.reserve(1)? {
-                Step::Reserved { ticks, first, .. } => {
-                    return Ok(self.layout.assemble(ticks, first, self.node_bits))
-                }
+                Step::Reserved {
+                    ticks,
+                    first,
+                    node_bits,
+                    ..
+                } => return Ok(self.layout.assemble(ticks, first, node_bits)),
                 Step::WaitUntil(ms) => self.clock.wait_until(ms),
             }
         }
@@ -195,9 +225,12 @@ impl Generator {
     #[inline]
     pub fn try_next_id(&self) -> Result<TryNext> {
         Ok(match self.reserve(1)? {
-            Step::Reserved { ticks, first, .. } => {
-                TryNext::Id(self.layout.assemble(ticks, first, self.node_bits))
-            }
+            Step::Reserved {
+                ticks,
+                first,
+                node_bits,
+                ..
+            } => TryNext::Id(self.layout.assemble(ticks, first, node_bits)),
             Step::WaitUntil(ms) => TryNext::WaitUntil(ms),
         })
     }
@@ -217,9 +250,10 @@ impl Generator {
                     ticks,
                     first,
                     count,
+                    node_bits,
                 } => {
                     return Ok(IdBlock {
-                        first: self.layout.assemble(ticks, first, self.node_bits),
+                        first: self.layout.assemble(ticks, first, node_bits),
                         stride: 1 << self.layout.sequence_shift(),
                         count,
                     })
@@ -260,6 +294,15 @@ impl Generator {
         let mut current = self.state.0.load(Ordering::Acquire);
         loop {
             let now_ms = self.clock.now_ms();
+            if let Some(held) = &self.held {
+                if now_ms >= held.tenure.valid_until_ms() {
+                    if let Some(wait_ms) = self.take_up_claim(held, now_ms)? {
+                        return Ok(Step::WaitUntil(wait_ms));
+                    }
+                    current = self.state.0.load(Ordering::Acquire);
+                    continue;
+                }
+            }
             let now = layout.ticks_at(now_ms)?;
             let (ticks, first) = if current == NONE {
                 (now, 0)
@@ -307,6 +350,9 @@ impl Generator {
             }
             let count = want.min(max_seq - first + 1);
             let next = (ticks << seq_bits) | (first + count - 1);
+            // Read after the lease check: a new identity's bits are published
+            // before its deadline.
+            let node_bits = self.node_bits.load(Ordering::Acquire);
             match self.state.0.compare_exchange_weak(
                 current,
                 next,
@@ -318,6 +364,7 @@ impl Generator {
                         ticks,
                         first,
                         count,
+                        node_bits,
                     })
                 }
                 Err(actual) => current = actual,
@@ -328,7 +375,7 @@ impl Generator {
     /// Persists a mark `lead_ms` past `ticks` before any ID is issued there.
     #[cold]
     fn extend_mark(&self, mark: &Mark, ticks: u64) -> Result<()> {
-        let _one_writer = mark.persisting.lock().unwrap_or_else(|e| e.into_inner());
+        let store = lock(&mark.store);
         if ticks < mark.limit.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -337,10 +384,93 @@ impl Generator {
             .timestamp_of(ticks)
             .saturating_add(mark.lead_ms)
             .min(layout.max_timestamp_ms());
-        mark.store.persist(until_ms)?;
+        store.persist(until_ms)?;
         mark.limit
             .store(layout.ticks_at(until_ms)? + 1, Ordering::Release);
         Ok(())
+    }
+
+    /// The lease's deadline has passed: take up the identity its registry
+    /// offers, if any, else refuse with `LEASE_LOST`. Returns a moment to
+    /// wait for when the new identity's previous holder used time up to it.
+    #[cold]
+    fn take_up_claim(&self, held: &Held, now_ms: i64) -> Result<Option<i64>> {
+        let _one_switch = lock(&held.switching);
+        if now_ms < held.tenure.valid_until_ms() {
+            return Ok(None);
+        }
+        let (generation, claim) = held.tenure.take_offer(now_ms).map_err(Error::LeaseLost)?;
+        match self.switch_to(&claim, now_ms) {
+            Ok(wait) => {
+                held.tenure.apply(generation);
+                Ok(wait)
+            }
+            Err(e) => {
+                held.tenure.restore(generation, claim);
+                Err(e)
+            }
+        }
+    }
+
+    /// Moves the generator onto `claim`'s identity. No ID is issued
+    /// meanwhile: the lease's deadline is in the past until `apply`.
+    fn switch_to(&self, claim: &Claim, now_ms: i64) -> Result<Option<i64>> {
+        let layout = &self.layout;
+        let node_bits = layout.node_bits(&claim.nodes)?;
+        let Some(mark) = &self.mark else {
+            return Err(Error::LeaseLost(
+                "a remote lease needs a high-water mark".into(),
+            ));
+        };
+        let previous_ms = claim.mark.load()?;
+        let mut store = lock(&mark.store);
+        // A thread that passed the lease check before it lapsed may still
+        // issue one ID at a tick up to its clock reading; the new mark covers
+        // it, so the identity's next holder starts past it.
+        let state = self.state.0.load(Ordering::Acquire);
+        let last_ms = if state == NONE {
+            now_ms
+        } else {
+            layout
+                .timestamp_of(state >> layout.sequence_bits())
+                .max(now_ms)
+        };
+        let until_ms = last_ms
+            .max(previous_ms.unwrap_or(i64::MIN))
+            .saturating_add(mark.lead_ms)
+            .min(layout.max_timestamp_ms());
+        claim.mark.persist(until_ms)?;
+        *store = Arc::clone(&claim.mark);
+        mark.limit
+            .store(layout.ticks_at(until_ms)? + 1, Ordering::Release);
+        self.node_bits.store(node_bits, Ordering::Release);
+        {
+            let mut note = lock(&self.identity);
+            note.nodes = [0; MAX_NODE_FIELDS];
+            note.nodes[..claim.nodes.len()].copy_from_slice(&claim.nodes);
+            note.source.clone_from(&claim.source);
+        }
+        let Some(previous_ms) = previous_ms.filter(|&ms| ms >= layout.epoch_ms()) else {
+            return Ok(None);
+        };
+        let floor =
+            (layout.ticks_at(previous_ms)? << layout.sequence_bits()) | layout.max_sequence();
+        let mut current = self.state.0.load(Ordering::Acquire);
+        while current == NONE || current < floor {
+            match self.state.0.compare_exchange_weak(
+                current,
+                floor,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(actual) => current = actual,
+            }
+        }
+        // The previous holder ran at most a mark's lead ahead: wait that out
+        // rather than meet the backwards policy.
+        let resume_ms = self.after_tick(layout.ticks_at(previous_ms)?)?;
+        Ok((resume_ms > now_ms && resume_ms - now_ms <= mark.lead_ms + 1).then_some(resume_ms))
     }
 
     /// The first millisecond of the tick after `last`, if the layout has one.
@@ -369,6 +499,7 @@ pub struct GeneratorBuilder {
     mark: Option<Arc<dyn MarkStore>>,
     mark_lead_ms: i64,
     from_env: Option<EnvReader>,
+    remote: Option<Arc<dyn RemoteLease>>,
 }
 
 type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send>;
@@ -433,6 +564,13 @@ impl GeneratorBuilder {
     pub fn identity_from_env(self) -> Self {
         self.identity_from(|name| std::env::var(name).ok())
     }
+    /// Holds the identity from a registry (an etcd lease): the generator
+    /// refuses with `LEASE_LOST` once the lease may have lapsed, and takes
+    /// up the next identity the registry claims.
+    pub fn remote_lease(mut self, lease: Arc<dyn RemoteLease>) -> Self {
+        self.remote = Some(lease);
+        self
+    }
     /// [`identity_from_env`](Self::identity_from_env) with another source of variables.
     pub fn identity_from(mut self, get: impl Fn(&str) -> Option<String> + Send + 'static) -> Self {
         self.from_env = Some(Box::new(get));
@@ -468,12 +606,40 @@ impl GeneratorBuilder {
                     self.positional = Some(lease.nodes().to_vec());
                     self.mark = Some(Arc::new(lease));
                 }
-                EnvChoice::Etcd { .. } => {
-                    return Err(Error::InvalidArgument(
-                        "POLYFLAKE_ETCD_ENDPOINTS is set, but this build has no etcd lease".into(),
-                    ))
+                EnvChoice::Etcd { endpoints, prefix } => {
+                    let Some(connect) = etcd_connector() else {
+                        return Err(Error::InvalidArgument(
+                            "POLYFLAKE_ETCD_ENDPOINTS is set, but this build has no etcd lease"
+                                .into(),
+                        ));
+                    };
+                    self.remote = Some(connect(&endpoints, &prefix)?);
                 }
             }
+        }
+        let clock = match self.clock.take() {
+            Some(clock) => ClockSource::new(clock),
+            None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
+        };
+        let mut held = None;
+        if let Some(lease) = self.remote.take() {
+            if self.positional.is_some() || !self.named.is_empty() || self.mark.is_some() {
+                return Err(Error::InvalidArgument(
+                    "a remote lease gives the identity and its high-water mark; give neither"
+                        .into(),
+                ));
+            }
+            let tenure = Tenure::new();
+            let claim = lease.start(&self.layout, clock.shared(), Arc::clone(&tenure))?;
+            tenure.begin(claim.valid_until_ms);
+            source = claim.source;
+            self.positional = Some(claim.nodes);
+            self.mark = Some(claim.mark);
+            held = Some(Held {
+                tenure,
+                switching: Mutex::new(()),
+                _lease: lease,
+            });
         }
         let layout = self.layout;
         if u32::from(layout.time_bits()) + u32::from(layout.sequence_bits()) > 63 {
@@ -496,10 +662,6 @@ impl GeneratorBuilder {
             (None, _) => layout.node_values(self.named.iter().map(|(n, v)| (n.as_str(), *v)))?,
         };
         let node_bits = layout.node_bits(&nodes[..layout.node_fields().len()])?;
-        let clock = match self.clock {
-            Some(clock) => ClockSource::new(clock),
-            None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
-        };
         let mut after_ms = self.after_ms;
         if let Some(store) = &self.mark {
             if let Some(stored) = store.load()? {
@@ -521,18 +683,17 @@ impl GeneratorBuilder {
             }
         };
         Ok(Generator {
-            nodes,
-            node_bits,
+            node_bits: AtomicU64::new(node_bits),
+            identity: Mutex::new(IdentityNote { nodes, source }),
             clock,
             policy: self.policy,
             state: Padded(AtomicU64::new(state)),
             mark: self.mark.map(|store| Mark {
-                store,
+                store: Mutex::new(store),
                 limit: AtomicU64::new(0),
                 lead_ms: self.mark_lead_ms,
-                persisting: Mutex::new(()),
             }),
-            identity_source: source,
+            held,
             layout,
         })
     }

@@ -34,6 +34,7 @@ pub mod mark;
 pub mod parts;
 #[cfg(feature = "serde")]
 pub mod serde_id;
+pub mod tenure;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
 pub use encoding::{Encoded, Encoding};
@@ -44,3 +45,4 @@ pub use layout::{Layout, LayoutBuilder, NodeField, MAX_NODE_FIELDS, PRESETS};
 pub use lease::LocalLease;
 pub use mark::{FileMark, MarkStore};
 pub use parts::{Parts, Segment, SegmentKind};
+pub use tenure::{register_etcd_connector, Claim, RemoteLease, Tenure};

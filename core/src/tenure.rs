@@ -1,0 +1,215 @@
+//! Identities held from a registry that can lapse (an etcd lease).
+//!
+//! The registry client lives outside the core (its own crate, with its own
+//! async runtime); it talks to the generator only through a [`Tenure`]: it
+//! stamps how long the held identity may still be used, says when it is
+//! lost, and offers a new one. The generator checks the stamp on every ID
+//! (one atomic load, against the clock reading it takes anyway), so a process
+//! that was paused past the deadline refuses before it issues anything.
+
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use crate::clock::Clock;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::mark::MarkStore;
+
+/// One identity held from a registry.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    /// The node values, in layout order.
+    pub nodes: Vec<u64>,
+    /// The high-water mark kept for this identity; writes to it must fail
+    /// once the identity is no longer held.
+    pub mark: Arc<dyn MarkStore>,
+    /// Where the identity came from, for people (`etcd lease on node 3 …`).
+    pub source: String,
+    /// Until when, on the generator's clock, IDs may be issued under the
+    /// claim unless it is renewed.
+    pub valid_until_ms: i64,
+}
+
+/// A registry that hands out identities: started once by the generator it
+/// serves, stopped when dropped (releasing what it holds).
+pub trait RemoteLease: Send + Sync + fmt::Debug {
+    /// Claims a first identity for `layout` and keeps it alive from then on,
+    /// reporting through `tenure`; deadlines are stamped on `clock`, the
+    /// generator's own.
+    fn start(&self, layout: &Layout, clock: Arc<dyn Clock>, tenure: Arc<Tenure>) -> Result<Claim>;
+}
+
+/// Numbers the claims of one tenure: the first claim is 0.
+pub type Generation = u64;
+
+/// What a [`RemoteLease`] shares with its generator.
+pub struct Tenure {
+    /// Deadline of the claim in use; `i64::MIN` once it is known lost.
+    valid_until_ms: AtomicI64,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    applied: Generation,
+    next: Generation,
+    pending: Option<(Generation, Claim)>,
+    /// A claim the generator has taken and is putting in force, with the
+    /// latest deadline renewed for it meanwhile.
+    applying: Option<(Generation, i64)>,
+    lost: Option<String>,
+}
+
+impl fmt::Debug for Tenure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tenure")
+            .field("valid_until_ms", &self.valid_until_ms())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Tenure {
+    fn default() -> Self {
+        Tenure {
+            valid_until_ms: AtomicI64::new(i64::MIN),
+            state: Mutex::new(State {
+                next: 1,
+                ..State::default()
+            }),
+        }
+    }
+}
+
+impl Tenure {
+    /// A tenure whose first claim (generation 0) is not yet in force.
+    pub fn new() -> Arc<Tenure> {
+        Arc::new(Tenure::default())
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The deadline of the claim in use, on the generator's clock.
+    #[inline]
+    pub fn valid_until_ms(&self) -> i64 {
+        self.valid_until_ms.load(Ordering::Acquire)
+    }
+
+    /// The claim of `generation` was renewed until `valid_until_ms`.
+    /// Deadlines only move forward; a renewal of a lost or replaced claim
+    /// is ignored.
+    pub fn renewed(&self, generation: Generation, valid_until_ms: i64) {
+        let mut state = self.state();
+        if let Some((pending, claim)) = &mut state.pending {
+            if *pending == generation {
+                claim.valid_until_ms = claim.valid_until_ms.max(valid_until_ms);
+                return;
+            }
+        }
+        if let Some((applying, until)) = &mut state.applying {
+            if *applying == generation {
+                *until = (*until).max(valid_until_ms);
+                return;
+            }
+        }
+        if state.applied == generation && state.lost.is_none() {
+            self.valid_until_ms
+                .fetch_max(valid_until_ms, Ordering::AcqRel);
+        }
+    }
+
+    /// The claim of `generation` is gone (expired or revoked): refuse at once.
+    pub fn lost(&self, generation: Generation, why: impl Into<String>) {
+        let mut state = self.state();
+        if state.applied == generation {
+            state.lost = Some(why.into());
+            self.valid_until_ms.store(i64::MIN, Ordering::Release);
+        } else if matches!(&state.pending, Some((g, _)) if *g == generation) {
+            state.pending = None;
+        } else if matches!(state.applying, Some((g, _)) if g == generation) {
+            state.applying = Some((generation, i64::MIN));
+        }
+    }
+
+    /// Offers a new identity, taken up by the generator at its next ID.
+    pub fn offer(&self, claim: Claim) -> Generation {
+        let mut state = self.state();
+        let generation = state.next;
+        state.next += 1;
+        state.pending = Some((generation, claim));
+        generation
+    }
+
+    /// Puts the first claim in force.
+    pub(crate) fn begin(&self, valid_until_ms: i64) {
+        let mut state = self.state();
+        state.applied = 0;
+        state.lost = None;
+        self.valid_until_ms.store(valid_until_ms, Ordering::Release);
+    }
+
+    /// Takes the offered claim, if any, else says why IDs are refused.
+    pub(crate) fn take_offer(
+        &self,
+        now_ms: i64,
+    ) -> std::result::Result<(Generation, Claim), String> {
+        let mut state = self.state();
+        if let Some((generation, claim)) = state.pending.take() {
+            state.applying = Some((generation, claim.valid_until_ms));
+            return Ok((generation, claim));
+        }
+        Err(match &state.lost {
+            Some(why) => why.clone(),
+            None => format!(
+                "the lease was last renewed for use until {} ms, {} ms ago; refusing before another process may claim the identity",
+                self.valid_until_ms(),
+                now_ms.saturating_sub(self.valid_until_ms())
+            ),
+        })
+    }
+
+    /// Puts the taken claim in force.
+    pub(crate) fn apply(&self, generation: Generation) {
+        let mut state = self.state();
+        let until = match state.applying.take() {
+            Some((g, until)) if g == generation => until,
+            _ => i64::MIN,
+        };
+        state.applied = generation;
+        state.lost = (until == i64::MIN)
+            .then(|| "the lease was lost while it was being taken up".to_owned());
+        self.valid_until_ms.store(until, Ordering::Release);
+    }
+
+    /// Hands back a taken claim that could not be put in force, to be tried
+    /// again at the next ID.
+    pub(crate) fn restore(&self, generation: Generation, mut claim: Claim) {
+        let mut state = self.state();
+        if let Some((g, until)) = state.applying.take() {
+            if g == generation && until != i64::MIN && state.pending.is_none() {
+                claim.valid_until_ms = until;
+                state.pending = Some((generation, claim));
+            }
+        }
+    }
+}
+
+/// Opens an etcd lease from `POLYFLAKE_ETCD_ENDPOINTS` (endpoint URLs) and
+/// `POLYFLAKE_ETCD_PREFIX`.
+pub type EtcdConnector = fn(endpoints: &[String], prefix: &str) -> Result<Arc<dyn RemoteLease>>;
+
+static ETCD_CONNECTOR: OnceLock<EtcdConnector> = OnceLock::new();
+
+/// Lets [`Generator::from_env`](crate::Generator::from_env) open etcd leases.
+/// The etcd client is a crate of its own (`polyflake-etcd`, with an async
+/// runtime the core does without); it registers itself here. The first
+/// registration stays.
+pub fn register_etcd_connector(connector: EtcdConnector) {
+    let _ = ETCD_CONNECTOR.set(connector);
+}
+
+pub(crate) fn etcd_connector() -> Option<EtcdConnector> {
+    ETCD_CONNECTOR.get().copied()
+}

@@ -1,0 +1,185 @@
+//! A generator under a remote lease: it refuses once the lease may have
+//! lapsed, and takes up a new identity past its previous holder's mark.
+//! The registry here is a scripted one; the etcd crate tests a real etcd.
+
+use std::sync::{Arc, Mutex};
+
+use polyflake::{
+    Claim, Clock, Error, Generator, Layout, ManualClock, MarkStore, RemoteLease, Result, Tenure,
+};
+
+#[derive(Debug, Default)]
+struct MemoryMark {
+    value: Mutex<Option<i64>>,
+    broken: Mutex<bool>,
+}
+
+impl MarkStore for MemoryMark {
+    fn load(&self) -> Result<Option<i64>> {
+        Ok(*self.value.lock().unwrap())
+    }
+    fn persist(&self, until_ms: i64) -> Result<()> {
+        if *self.broken.lock().unwrap() {
+            return Err(Error::LeaseLost("the registry refused the write".into()));
+        }
+        *self.value.lock().unwrap() = Some(until_ms);
+        Ok(())
+    }
+}
+
+/// Hands out node values from a script and keeps the tenure for the test.
+#[derive(Debug)]
+struct Scripted {
+    first: Vec<u64>,
+    mark: Arc<MemoryMark>,
+    ttl_ms: i64,
+    tenure: Mutex<Option<Arc<Tenure>>>,
+}
+
+impl RemoteLease for Scripted {
+    fn start(&self, _: &Layout, clock: Arc<dyn Clock>, tenure: Arc<Tenure>) -> Result<Claim> {
+        *self.tenure.lock().unwrap() = Some(tenure);
+        Ok(Claim {
+            nodes: self.first.clone(),
+            mark: self.mark.clone(),
+            source: "scripted node 0".into(),
+            valid_until_ms: clock.now_ms() + self.ttl_ms,
+        })
+    }
+}
+
+fn setup(start: i64) -> (Generator, ManualClock, Arc<Tenure>, Arc<MemoryMark>) {
+    let clock = ManualClock::new(start);
+    let mark = Arc::new(MemoryMark::default());
+    let lease = Arc::new(Scripted {
+        first: vec![0, 1],
+        mark: mark.clone(),
+        ttl_ms: 8_000,
+        tenure: Mutex::new(None),
+    });
+    let g = Generator::builder(Layout::twitter())
+        .clock(clock.clone())
+        .remote_lease(lease.clone())
+        .build()
+        .unwrap();
+    let tenure = lease.tenure.lock().unwrap().clone().unwrap();
+    (g, clock, tenure, mark)
+}
+
+#[test]
+fn refuses_past_the_deadline_until_renewed() {
+    let t = Layout::twitter();
+    let start = t.epoch_ms() + 5_000_000;
+    let (g, clock, tenure, mark) = setup(start);
+    assert_eq!(g.identity_source(), "scripted node 0");
+    let id = g.next_id().unwrap();
+    assert_eq!(t.decode(id).unwrap().nodes(), &[0, 1]);
+    assert!(
+        mark.load().unwrap().unwrap() > start,
+        "a mark is written before the first ID"
+    );
+
+    clock.set(start + 7_999);
+    g.next_id().unwrap();
+    clock.set(start + 8_000);
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(err.to_string().contains("last renewed"), "{err}");
+    assert_eq!(g.next_ids(3).unwrap_err().code(), "LEASE_LOST");
+
+    tenure.renewed(0, start + 20_000);
+    assert!(g.next_id().unwrap() > id);
+}
+
+#[test]
+fn a_lost_lease_refuses_at_once_with_the_reason() {
+    let start = Layout::twitter().epoch_ms() + 5_000_000;
+    let (g, _clock, tenure, _mark) = setup(start);
+    g.next_id().unwrap();
+    tenure.lost(0, "etcd says the lease expired");
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(
+        err.to_string().contains("etcd says the lease expired"),
+        "{err}"
+    );
+    // A renewal of the lost claim does not bring it back.
+    tenure.renewed(0, start + 60_000);
+    assert_eq!(g.next_id().unwrap_err().code(), "LEASE_LOST");
+}
+
+#[test]
+fn a_new_identity_starts_past_its_previous_holders_mark() {
+    let t = Layout::twitter();
+    let start = t.epoch_ms() + 5_000_000;
+    let (g, clock, tenure, _mark) = setup(start);
+    g.next_id().unwrap();
+    tenure.lost(0, "expired");
+
+    // Node 2's previous holder used time up to 600 ms from now.
+    let next_mark = Arc::new(MemoryMark::default());
+    next_mark.persist(start + 600).unwrap();
+    let generation = tenure.offer(Claim {
+        nodes: vec![0, 2],
+        mark: next_mark.clone(),
+        source: "scripted node 2".into(),
+        valid_until_ms: start + 8_000,
+    });
+    assert_eq!(generation, 1);
+    let id = g.next_id().unwrap();
+    let parts = t.decode(id).unwrap();
+    assert_eq!(parts.nodes(), &[0, 2]);
+    assert!(
+        parts.timestamp_ms > start + 600,
+        "{} <= mark",
+        parts.timestamp_ms
+    );
+    assert!(next_mark.load().unwrap().unwrap() >= parts.timestamp_ms);
+    assert_eq!(g.node_values(), vec![0, 2]);
+    assert_eq!(g.identity_source(), "scripted node 2");
+
+    // Renewals now apply to generation 1, not to the lost one.
+    tenure.renewed(0, start + 90_000);
+    clock.set(start + 8_000);
+    assert_eq!(g.next_id().unwrap_err().code(), "LEASE_LOST");
+    tenure.renewed(generation, start + 16_000);
+    assert_eq!(t.decode(g.next_id().unwrap()).unwrap().nodes(), &[0, 2]);
+}
+
+#[test]
+fn a_claim_whose_mark_cannot_be_written_is_retried_not_used() {
+    let t = Layout::twitter();
+    let start = t.epoch_ms() + 5_000_000;
+    let (g, _clock, tenure, _mark) = setup(start);
+    g.next_id().unwrap();
+    tenure.lost(0, "expired");
+    let next_mark = Arc::new(MemoryMark::default());
+    *next_mark.broken.lock().unwrap() = true;
+    tenure.offer(Claim {
+        nodes: vec![0, 3],
+        mark: next_mark.clone(),
+        source: "scripted node 3".into(),
+        valid_until_ms: start + 8_000,
+    });
+    let err = g.next_id().unwrap_err();
+    assert!(err.to_string().contains("refused the write"), "{err}");
+    assert_eq!(g.node_values(), vec![0, 1], "the identity is unchanged");
+    *next_mark.broken.lock().unwrap() = false;
+    assert_eq!(t.decode(g.next_id().unwrap()).unwrap().nodes(), &[0, 3]);
+}
+
+#[test]
+fn a_remote_lease_takes_no_node_fields() {
+    let lease = Arc::new(Scripted {
+        first: vec![0, 0],
+        mark: Arc::default(),
+        ttl_ms: 1_000,
+        tenure: Mutex::new(None),
+    });
+    let err = Generator::builder(Layout::twitter())
+        .nodes(&[1, 1])
+        .remote_lease(lease)
+        .build()
+        .unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+}
