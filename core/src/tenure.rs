@@ -59,6 +59,8 @@ struct State {
     /// latest deadline renewed for it meanwhile.
     applying: Option<(Generation, i64)>,
     lost: Option<String>,
+    /// The registry's latest failure, told when IDs are refused.
+    trouble: Option<String>,
 }
 
 impl fmt::Debug for Tenure {
@@ -115,6 +117,7 @@ impl Tenure {
             }
         }
         if state.applied == generation && state.lost.is_none() {
+            state.trouble = None;
             self.valid_until_ms
                 .fetch_max(valid_until_ms, Ordering::AcqRel);
         }
@@ -131,6 +134,12 @@ impl Tenure {
         } else if matches!(state.applying, Some((g, _)) if g == generation) {
             state.applying = Some((generation, i64::MIN));
         }
+    }
+
+    /// Why the registry could not renew lately (told with `LEASE_LOST` if
+    /// the deadline passes before a renewal).
+    pub fn trouble(&self, why: impl Into<String>) {
+        self.state().trouble = Some(why.into());
     }
 
     /// Offers a new identity, taken up by the generator at its next ID.
@@ -160,13 +169,17 @@ impl Tenure {
             state.applying = Some((generation, claim.valid_until_ms));
             return Ok((generation, claim));
         }
-        Err(match &state.lost {
+        let why = match &state.lost {
             Some(why) => why.clone(),
             None => format!(
                 "the lease was last renewed for use until {} ms, {} ms ago; refusing before another process may claim the identity",
                 self.valid_until_ms(),
                 now_ms.saturating_sub(self.valid_until_ms())
             ),
+        };
+        Err(match &state.trouble {
+            Some(trouble) => format!("{why} ({trouble})"),
+            None => why,
         })
     }
 

@@ -1,0 +1,306 @@
+//! The keep-alive thread: claims a node value, renews the lease, tells the
+//! generator how long it may still issue IDs, and claims anew after a loss.
+
+use std::collections::HashSet;
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use etcd_client::{
+    Client, Compare, CompareOp, ConnectOptions, GetOptions, LeaseKeepAliveStream, LeaseKeeper,
+    PutOptions, Txn, TxnOp,
+};
+use polyflake::identity::{node_space, split_node_number};
+use polyflake::lease::layout_key;
+use polyflake::tenure::Generation;
+use polyflake::{Claim, Clock, Error, Layout, Result, Tenure};
+use tokio::runtime::Handle;
+use tokio::sync::watch;
+use tokio::time::{sleep, timeout};
+
+use crate::mark::EtcdMark;
+use crate::Settings;
+
+pub(crate) struct Keeper {
+    settings: Settings,
+    layout: Layout,
+    clock: Arc<dyn Clock>,
+    tenure: Arc<Tenure>,
+    workers: String,
+    marks: String,
+}
+
+/// The lease and key this process holds now.
+struct Held {
+    lease_id: i64,
+    number: u64,
+    generation: Generation,
+}
+
+type KeepAlive = (LeaseKeeper, LeaseKeepAliveStream);
+
+impl Keeper {
+    pub(crate) fn new(
+        settings: Settings,
+        layout: Layout,
+        clock: Arc<dyn Clock>,
+        tenure: Arc<Tenure>,
+    ) -> Self {
+        let base = format!(
+            "{}/{}",
+            settings.prefix.trim_end_matches('/'),
+            layout_key(&layout)
+        );
+        Keeper {
+            workers: format!("{base}/workers/"),
+            marks: format!("{base}/marks/"),
+            settings,
+            layout,
+            clock,
+            tenure,
+        }
+    }
+
+    pub(crate) fn run(self, claimed: mpsc::Sender<Result<Claim>>, stop: watch::Receiver<bool>) {
+        // One worker thread: the mark's requests from generator threads run
+        // there while this thread drives the keep-alive.
+        let runtime = match tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("polyflake-etcd-io")
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                let _ = claimed.send(Err(Error::LeaseLost(format!(
+                    "cannot start the etcd runtime ({e})"
+                ))));
+                return;
+            }
+        };
+        let handle = runtime.handle().clone();
+        runtime.block_on(self.serve(handle, claimed, stop));
+    }
+
+    async fn serve(
+        self,
+        runtime: Handle,
+        claimed: mpsc::Sender<Result<Claim>>,
+        mut stop: watch::Receiver<bool>,
+    ) {
+        let s = &self.settings;
+        let options = ConnectOptions::new()
+            .with_connect_timeout(s.request_timeout)
+            .with_timeout(s.request_timeout);
+        let first = match timeout(
+            s.request_timeout * 2,
+            Client::connect(&s.endpoints, Some(options)),
+        )
+        .await
+        {
+            Ok(Ok(mut client)) => self.claim(&mut client, &runtime).await.map(|c| (client, c)),
+            Ok(Err(e)) => Err(self.unreachable(e)),
+            Err(_) => {
+                Err(self.unreachable(format!("no answer within {:?}", s.request_timeout * 2)))
+            }
+        };
+        let (mut client, (mut held, claim)) = match first {
+            Ok(ok) => ok,
+            Err(e) => {
+                let _ = claimed.send(Err(e));
+                return;
+            }
+        };
+        if claimed.send(Ok(claim)).is_err() {
+            let _ = client.lease_revoke(held.lease_id).await;
+            return;
+        }
+        let margin_ms = s.margin.as_millis() as i64;
+        let mut stream: Option<KeepAlive> = None;
+        loop {
+            tokio::select! {
+                _ = stop.changed() => break,
+                () = sleep(s.keep_alive) => {}
+            }
+            let sent_ms = self.clock.now_ms();
+            match timeout(
+                s.request_timeout,
+                renew(&mut client, &mut stream, held.lease_id),
+            )
+            .await
+            {
+                Ok(Ok(ttl)) if ttl > 0 => {
+                    self.tenure
+                        .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
+                    continue;
+                }
+                Ok(Ok(_)) => {
+                    self.tenure.lost(
+                        held.generation,
+                        format!(
+                            "etcd lease {:x} on node {} expired before it could be renewed",
+                            held.lease_id, held.number
+                        ),
+                    );
+                }
+                Ok(Err(why)) => {
+                    self.tenure
+                        .trouble(format!("etcd keep-alive failed: {why}"));
+                    stream = None;
+                    continue;
+                }
+                Err(_) => {
+                    self.tenure.trouble(format!(
+                        "etcd did not answer the keep-alive within {:?}",
+                        s.request_timeout
+                    ));
+                    stream = None;
+                    continue;
+                }
+            }
+            // Lost: claim anew until etcd grants one or we are stopped.
+            stream = None;
+            loop {
+                match timeout(s.request_timeout * 4, self.claim(&mut client, &runtime)).await {
+                    Ok(Ok((next, claim))) => {
+                        let generation = self.tenure.offer(claim);
+                        held = Held { generation, ..next };
+                        break;
+                    }
+                    Ok(Err(e)) => self
+                        .tenure
+                        .trouble(format!("claiming a new identity failed: {e}")),
+                    Err(_) => self.tenure.trouble("claiming a new identity timed out"),
+                }
+                tokio::select! {
+                    _ = stop.changed() => return,
+                    () = sleep(s.keep_alive) => {}
+                }
+            }
+        }
+        // Clean shutdown: revoking the lease deletes the worker key at once.
+        let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
+    }
+
+    fn unreachable(&self, why: impl std::fmt::Display) -> Error {
+        Error::LeaseLost(format!(
+            "cannot reach etcd at {} ({why})",
+            self.settings.endpoints.join(",")
+        ))
+    }
+
+    /// Grants a lease and claims the lowest free node value with it.
+    async fn claim(&self, client: &mut Client, runtime: &Handle) -> Result<(Held, Claim)> {
+        let s = &self.settings;
+        let etcd = |e: etcd_client::Error| self.unreachable(e);
+        let sent_ms = self.clock.now_ms();
+        let lease = client
+            .lease_grant(s.ttl.as_secs() as i64, None)
+            .await
+            .map_err(etcd)?;
+        let lease_id = lease.id();
+        let valid_until_ms = sent_ms + lease.ttl() * 1000 - s.margin.as_millis() as i64;
+        let taken = client
+            .get(
+                self.workers.as_str(),
+                Some(GetOptions::new().with_prefix().with_keys_only()),
+            )
+            .await
+            .map_err(etcd)?;
+        let taken: HashSet<u64> = taken
+            .kvs()
+            .iter()
+            .filter_map(|kv| {
+                std::str::from_utf8(kv.key())
+                    .ok()?
+                    .strip_prefix(&self.workers)?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        let space = node_space(&self.layout).min(u128::from(u64::MAX)) as u64;
+        let range = match &s.nodes {
+            Some(r) => r.start..r.end.min(space),
+            None => 0..space,
+        };
+        let owner = owner();
+        for number in range
+            .clone()
+            .filter(|n| !taken.contains(n))
+            .take(taken.len() + 64)
+        {
+            let key = format!("{}{number}", self.workers);
+            let txn = Txn::new()
+                .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
+                .and_then([TxnOp::put(
+                    key.as_str(),
+                    owner.as_str(),
+                    Some(PutOptions::new().with_lease(lease_id)),
+                )]);
+            if !client.txn(txn).await.map_err(etcd)?.succeeded() {
+                continue;
+            }
+            let mark = EtcdMark::new(
+                client.clone(),
+                runtime.clone(),
+                key.clone(),
+                format!("{}{number}", self.marks),
+                lease_id,
+                s.request_timeout,
+            );
+            let held = Held {
+                lease_id,
+                number,
+                generation: 0,
+            };
+            let claim = Claim {
+                nodes: split_node_number(&self.layout, number, "node number")?,
+                mark: Arc::new(mark),
+                source: format!("etcd lease on node {number} ({key}, lease {lease_id:x})"),
+                valid_until_ms,
+            };
+            return Ok((held, claim));
+        }
+        let _ = client.lease_revoke(lease_id).await;
+        Err(Error::LeaseLost(format!(
+            "every one of the {} node values {range:?} of layout {} is held in etcd under {}",
+            range.end.saturating_sub(range.start),
+            self.layout.name(),
+            self.workers
+        )))
+    }
+}
+
+/// Renews the lease once; returns the TTL etcd gives it (0: it is gone).
+async fn renew(
+    client: &mut Client,
+    stream: &mut Option<KeepAlive>,
+    lease_id: i64,
+) -> std::result::Result<i64, String> {
+    if stream.is_none() {
+        *stream = match client.lease_keep_alive(lease_id).await {
+            Ok(opened) => Some(opened),
+            // etcd-client reads the first answer itself and reports a TTL of 0 so.
+            Err(etcd_client::Error::LeaseKeepAliveError(why)) if why == "lease not found" => {
+                return Ok(0)
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+    }
+    let Some((keeper, responses)) = stream.as_mut() else {
+        return Err("no keep-alive stream".into());
+    };
+    keeper.keep_alive().await.map_err(|e| e.to_string())?;
+    match responses.message().await.map_err(|e| e.to_string())? {
+        Some(response) => Ok(response.ttl()),
+        None => Err("etcd closed the keep-alive stream".into()),
+    }
+}
+
+/// What the worker key holds, for operators: which process has the value.
+fn owner() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_default();
+    format!("host={} pid={}", host.trim(), std::process::id())
+}

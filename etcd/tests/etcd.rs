@@ -1,0 +1,441 @@
+//! Etcd leases against a real etcd: distinct identities across processes,
+//! exhaustion, takeover after kill -9 past the high-water mark, refusal
+//! within TTL minus margin when etcd or the generator is paused, recovery,
+//! and zero duplicate IDs throughout.
+//!
+//! Generators run in child processes: this test binary started again with
+//! `POLYFLAKE_TEST_CHILD` set runs `child_generator`, which prints
+//! `identity …`, `id <n>`, `err <CODE> …` or `fail <CODE> …` lines.
+
+mod support;
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use polyflake::{Generator, Layout};
+use polyflake_etcd::EtcdLease;
+use support::{signal, Etcd};
+
+const CHILD: &str = "POLYFLAKE_TEST_CHILD";
+/// Short leases keep the suite quick; the defaults (10 s / 3 s / 2 s) are
+/// exercised through the CLI.
+const TTL: Duration = Duration::from_secs(4);
+const MARGIN: Duration = Duration::from_secs(1);
+
+fn lease(endpoint: &str, prefix: &str) -> EtcdLease {
+    EtcdLease::new([endpoint])
+        .prefix(prefix)
+        .ttl(TTL)
+        .keep_alive(Duration::from_secs(1))
+        .safety_margin(MARGIN)
+        .request_timeout(Duration::from_millis(900))
+}
+
+/// The body of the child processes; does nothing as a plain test.
+#[test]
+fn child_generator() {
+    let Ok(endpoint) = std::env::var(CHILD) else {
+        return;
+    };
+    let var = |name: &str| std::env::var(name).unwrap();
+    let nodes: u64 = var("POLYFLAKE_TEST_NODES").parse().unwrap();
+    let run = Duration::from_secs(var("POLYFLAKE_TEST_SECONDS").parse().unwrap());
+    let out = std::io::stdout();
+    let mut out = out.lock();
+    // libtest has printed "test child_generator ... " without a newline.
+    writeln!(out).unwrap();
+    let lease = lease(&endpoint, &var("POLYFLAKE_TEST_PREFIX")).node_range(0..nodes);
+    let generator = match Generator::builder(Layout::twitter())
+        .remote_lease(Arc::new(lease))
+        .build()
+    {
+        Ok(g) => g,
+        Err(e) => {
+            writeln!(out, "fail {} {e}", e.code()).unwrap();
+            return;
+        }
+    };
+    writeln!(
+        out,
+        "identity {:?} {}",
+        generator.node_values(),
+        generator.identity_source()
+    )
+    .unwrap();
+    out.flush().unwrap();
+    let until = Instant::now() + run;
+    while Instant::now() < until {
+        match generator.next_ids(50) {
+            Ok(ids) => ids.iter().for_each(|id| writeln!(out, "id {id}").unwrap()),
+            Err(e) => writeln!(out, "err {} {e}", e.code()).unwrap(),
+        }
+        out.flush().unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A child generator and the lines it has printed so far.
+struct Child {
+    process: std::process::Child,
+    lines: Arc<Mutex<Vec<String>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Child {
+    fn spawn(etcd: &Etcd, prefix: &str, nodes: u64, seconds: u64) -> Child {
+        let mut process = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_generator",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, &etcd.endpoint)
+            .env("POLYFLAKE_TEST_PREFIX", prefix)
+            .env("POLYFLAKE_TEST_NODES", nodes.to_string())
+            .env("POLYFLAKE_TEST_SECONDS", seconds.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = process.stdout.take().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                sink.lock().unwrap().push(line);
+            }
+        });
+        Child {
+            process,
+            lines,
+            reader: Some(reader),
+        }
+    }
+
+    /// Waits for the first line starting with `tag`.
+    fn wait_for(&self, tag: &str, within: Duration) -> Option<String> {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(line) = self
+                .lines
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|l| l.starts_with(tag))
+            {
+                return Some(line.clone());
+            }
+            if Instant::now() > deadline {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn count(&self, tag: &str) -> usize {
+        self.lines
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.starts_with(tag))
+            .count()
+    }
+
+    /// Waits for the process to end and returns every line.
+    fn finish(mut self) -> Vec<String> {
+        self.process.wait().unwrap();
+        self.reader.take().unwrap().join().unwrap();
+        let lines = self.lines.lock().unwrap().clone();
+        lines
+    }
+
+    fn kill9(mut self) -> Vec<String> {
+        signal(self.process.id(), "KILL");
+        self.process.wait().unwrap();
+        self.reader.take().unwrap().join().unwrap();
+        let lines = self.lines.lock().unwrap().clone();
+        lines
+    }
+}
+
+fn ids(lines: &[String]) -> Vec<u64> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("id "))
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// Asserts that no ID appears twice across all the processes' output.
+fn assert_unique(all: &[&[u64]]) -> usize {
+    let mut seen = HashSet::new();
+    for (process, ids) in all.iter().enumerate() {
+        for id in *ids {
+            assert!(
+                seen.insert(*id),
+                "ID {id} issued twice (again by process {process})"
+            );
+        }
+    }
+    seen.len()
+}
+
+fn prefix(test: &str) -> String {
+    format!("/polyflake-test/{test}-{}", std::process::id())
+}
+
+#[test]
+fn three_processes_hold_three_identities_and_a_fourth_is_refused() {
+    let etcd = Etcd::start();
+    let prefix = prefix("three");
+    let children: Vec<Child> = (0..3).map(|_| Child::spawn(&etcd, &prefix, 3, 4)).collect();
+    let mut nodes = HashSet::new();
+    for child in &children {
+        let line = child
+            .wait_for("identity", Duration::from_secs(15))
+            .expect("each of three processes claims an identity");
+        assert!(line.contains("etcd lease on node"), "{line}");
+        nodes.insert(line.split(']').next().unwrap().to_owned());
+    }
+    assert_eq!(nodes.len(), 3, "three distinct identities: {nodes:?}");
+
+    let fourth = Child::spawn(&etcd, &prefix, 3, 4).finish();
+    let refusal = fourth
+        .iter()
+        .find(|l| l.starts_with("fail"))
+        .expect("the fourth fails");
+    assert!(refusal.starts_with("fail LEASE_LOST"), "{refusal}");
+    assert!(
+        refusal.contains("every one of the 3 node values"),
+        "{refusal}"
+    );
+
+    let outputs: Vec<Vec<String>> = children.into_iter().map(Child::finish).collect();
+    let layout = Layout::twitter();
+    for lines in &outputs {
+        assert!(
+            !lines.iter().any(|l| l.starts_with("err")),
+            "{:?}",
+            lines.iter().find(|l| l.starts_with("err"))
+        );
+        let ids = ids(lines);
+        assert!(ids.len() > 100);
+        let node = layout.decode(ids[0]).unwrap().nodes().to_vec();
+        assert!(ids
+            .iter()
+            .all(|&id| layout.decode(id).unwrap().nodes() == node));
+    }
+    let all: Vec<Vec<u64>> = outputs.iter().map(|l| ids(l)).collect();
+    assert_unique(&all.iter().map(Vec::as_slice).collect::<Vec<_>>());
+
+    // Clean exits revoked their leases: the keys are free at once, well
+    // before any TTL could have run out.
+    let again = Child::spawn(&etcd, &prefix, 3, 0);
+    assert!(
+        again.wait_for("identity", Duration::from_secs(3)).is_some(),
+        "{:?}",
+        again.finish()
+    );
+}
+
+#[test]
+fn a_killed_holder_is_taken_over_after_its_ttl_and_past_its_mark() {
+    let etcd = Etcd::start();
+    let prefix = prefix("kill");
+    let first = Child::spawn(&etcd, &prefix, 1, 60);
+    first
+        .wait_for("identity", Duration::from_secs(15))
+        .expect("claims node 0");
+    while first.count("id ") < 500 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let first_lines = first.kill9();
+    let killed = Instant::now();
+    let first_ids = ids(&first_lines);
+
+    // Until etcd expires the dead process's lease, node 0 is refused.
+    let (second, waited) = loop {
+        let child = Child::spawn(&etcd, &prefix, 1, 3);
+        let line = child
+            .wait_for("identity", Duration::from_secs(0))
+            .or_else(|| child.wait_for("fail", Duration::from_secs(15)))
+            .or_else(|| child.wait_for("identity", Duration::from_secs(1)))
+            .expect("the child claims or fails");
+        if line.starts_with("identity") {
+            break (child, killed.elapsed());
+        }
+        assert!(line.contains("every one of the 1 node values"), "{line}");
+        child.finish();
+        assert!(killed.elapsed() < TTL * 4, "node 0 was never freed");
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    assert!(
+        waited + Duration::from_millis(100) >= TTL - MARGIN - Duration::from_secs(1),
+        "taken over after {waited:?}"
+    );
+    let second_ids = ids(&second.finish());
+    assert!(!second_ids.is_empty());
+    let layout = Layout::twitter();
+    let last_before = layout.decode(*first_ids.iter().max().unwrap()).unwrap();
+    let first_after = layout.decode(*second_ids.iter().min().unwrap()).unwrap();
+    assert_eq!(
+        last_before.nodes(),
+        first_after.nodes(),
+        "the same node value"
+    );
+    assert!(
+        first_after.timestamp_ms > last_before.timestamp_ms,
+        "the successor starts past the old holder's time"
+    );
+    assert_unique(&[&first_ids, &second_ids]);
+}
+
+#[test]
+fn a_generator_refuses_before_its_lease_can_expire_and_recovers() {
+    let etcd = Etcd::start();
+    let generator = Generator::builder(Layout::twitter())
+        .remote_lease(Arc::new(lease(&etcd.endpoint, &prefix("pause-etcd"))))
+        .build()
+        .unwrap();
+    let mut issued = generator.next_ids(1000).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    issued.extend(generator.next_ids(1000).unwrap());
+
+    etcd.pause(true);
+    let paused = Instant::now();
+    let err = loop {
+        match generator.next_id() {
+            Ok(id) => issued.push(id),
+            Err(e) => break e,
+        }
+        assert!(
+            paused.elapsed() < TTL * 2,
+            "still issuing IDs long after etcd stopped"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let refused_after = paused.elapsed();
+    assert_eq!(err.code(), "LEASE_LOST", "{err}");
+    // The last renewal was sent before the pause, so the deadline is at most
+    // TTL - margin after it; etcd cannot expire the lease before TTL.
+    assert!(
+        refused_after <= TTL - MARGIN + Duration::from_millis(300),
+        "refused only after {refused_after:?}"
+    );
+    // Refused by the deadline, or sooner by a mark etcd could not take.
+    let why = err.to_string();
+    assert!(
+        why.contains("last renewed") || why.contains("high-water mark"),
+        "{err}"
+    );
+
+    // Still refused while etcd stays away past the TTL.
+    std::thread::sleep(TTL + Duration::from_secs(1) - refused_after.min(TTL));
+    assert_eq!(generator.next_id().unwrap_err().code(), "LEASE_LOST");
+
+    etcd.pause(false);
+    let resumed = Instant::now();
+    let mut last;
+    let recovered = loop {
+        match generator.next_id() {
+            Ok(id) => break id,
+            Err(e) => {
+                assert_eq!(e.code(), "LEASE_LOST", "{e}");
+                last = e.to_string();
+            }
+        }
+        assert!(
+            resumed.elapsed() < Duration::from_secs(30),
+            "no recovery after etcd returned: {last}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    issued.push(recovered);
+    issued.extend(generator.next_ids(1000).unwrap());
+    assert!(generator.identity_source().contains("etcd lease on node"));
+    assert!(
+        recovered > *issued[..issued.len() - 1001].iter().max().unwrap(),
+        "IDs stay time-ordered across the loss"
+    );
+    assert_unique(&[&issued]);
+}
+
+#[test]
+fn a_generator_paused_past_its_ttl_refuses_on_resume() {
+    let etcd = Etcd::start();
+    let prefix = prefix("pause-gen");
+    let stale = Child::spawn(&etcd, &prefix, 1, 60);
+    stale
+        .wait_for("identity", Duration::from_secs(15))
+        .expect("claims node 0");
+    while stale.count("id ") < 200 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(stale.process.id(), "STOP");
+    let stopped_at = stale.count("");
+
+    // While it sleeps its lease expires and a newcomer takes node 0.
+    let fresh = loop {
+        let child = Child::spawn(&etcd, &prefix, 1, 6);
+        let line = child
+            .wait_for("fail", Duration::from_secs(0))
+            .or_else(|| child.wait_for("identity", Duration::from_secs(15)));
+        if line.as_deref().is_some_and(|l| l.starts_with("identity")) {
+            break child;
+        }
+        child.finish();
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    while fresh.count("id ") < 200 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal(stale.process.id(), "CONT");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !stale.lines.lock().unwrap()[stopped_at..]
+        .iter()
+        .any(|l| l.starts_with("err LEASE_LOST"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the resumed generator never refused"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let fresh_ids = ids(&fresh.finish());
+    let stale_ids = ids(&stale.kill9());
+    assert!(
+        stale_ids.iter().max() < fresh_ids.iter().min(),
+        "every ID of the stale holder precedes the new holder's"
+    );
+    assert_unique(&[&stale_ids, &fresh_ids]);
+}
+
+#[test]
+fn unreachable_etcd_and_bad_settings_are_clear_errors() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let err = Generator::builder(Layout::twitter())
+        .remote_lease(Arc::new(
+            lease(&format!("http://127.0.0.1:{port}"), "/p")
+                .request_timeout(Duration::from_millis(300)),
+        ))
+        .build()
+        .unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(err.to_string().contains("cannot reach etcd"), "{err}");
+
+    let err = Generator::builder(Layout::twitter())
+        .remote_lease(Arc::new(
+            EtcdLease::new(["http://127.0.0.1:1"]).ttl(Duration::from_secs(3)),
+        ))
+        .build()
+        .unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert!(err.to_string().contains("shorter than the TTL"), "{err}");
+}

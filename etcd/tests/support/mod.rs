@@ -1,0 +1,85 @@
+//! A real etcd (Debian's `etcd-server`) on 127.0.0.1 with a temporary data
+//! directory, stopped by PID when dropped.
+
+#![allow(dead_code)]
+
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Etcd {
+    child: Child,
+    pub endpoint: String,
+    data_dir: PathBuf,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port on 127.0.0.1")
+        .port()
+}
+
+impl Etcd {
+    pub fn start() -> Etcd {
+        let etcd = std::env::var("ETCD_BIN").unwrap_or_else(|_| "etcd".into());
+        let (client, peer) = (free_port(), free_port());
+        let data_dir =
+            std::env::temp_dir().join(format!("polyflake-etcd-{}-{client}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data_dir);
+        let client_url = format!("http://127.0.0.1:{client}");
+        let peer_url = format!("http://127.0.0.1:{peer}");
+        let child = Command::new(&etcd)
+            .args(["--name", "polyflake-test", "--data-dir"])
+            .arg(&data_dir)
+            .args(["--listen-client-urls", &client_url])
+            .args(["--advertise-client-urls", &client_url])
+            .args(["--listen-peer-urls", &peer_url])
+            .args(["--initial-advertise-peer-urls", &peer_url])
+            .args(["--initial-cluster", &format!("polyflake-test={peer_url}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot start {etcd} (scripts/test-etcd.sh installs etcd-server): {e}")
+            });
+        let server = Etcd {
+            child,
+            endpoint: client_url,
+            data_dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", client)).is_err() {
+            assert!(Instant::now() < deadline, "etcd did not listen within 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// SIGSTOP (`true`) or SIGCONT (`false`) the server.
+    pub fn pause(&self, paused: bool) {
+        signal(self.pid(), if paused { "STOP" } else { "CONT" });
+    }
+}
+
+pub fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .expect("kill(1)");
+    assert!(status.success(), "kill -{name} {pid}");
+}
+
+impl Drop for Etcd {
+    fn drop(&mut self) {
+        signal(self.pid(), "CONT");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.data_dir);
+    }
+}
