@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo test test-rust test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help demo deps test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -14,11 +14,17 @@ help: ## List the targets
 demo: ## The main job: build and run the demonstration
 	bash scripts/demo.sh
 
-test: lint vectors-check test-rust test-python test-node test-kotlin ## Every test suite, with the lints
+deps: ## Debian packages the etcd lease needs (protoc, etcd), if missing
+	bash scripts/debian-deps.sh
+
+test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
-test-rust: ## Rust: unit, golden-vector, property and uniqueness tests
+test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests (CLI with etcd)
 	$(CARGO) test --all-features
+
+test-etcd: deps ## etcd leases against a real etcd
+	bash scripts/test-etcd.sh
 
 test-python: ## Python: build the wheel, install it in a fresh venv, ruff + mypy + pytest
 	bash scripts/test-python.sh
@@ -38,7 +44,7 @@ vectors-check: ## Fail if the committed golden vectors are stale
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
 
-lint: ## rustfmt and clippy, warnings as errors
+lint: deps ## rustfmt and clippy, warnings as errors
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 

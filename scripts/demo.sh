@@ -3,10 +3,11 @@
 # take one apart, and show that Rust and Python read it identically.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/debian-deps.sh"
 cd "$root"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-cargo build --quiet --release -p polyflake-cli
+cargo build --quiet --release -p polyflake-cli --features etcd
 pf="$root/target/release/polyflake"
 export POLYFLAKE_STATE_DIR="$root/target/demo-state"
 

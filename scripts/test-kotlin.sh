@@ -4,6 +4,7 @@
 # finds it, and runs the JUnit suite against the packaged jar (mvn verify).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/debian-deps.sh"
 module="$root/bindings-kotlin"
 cargo build --quiet --release -p polyflake-kotlin -p uniffi-bindgen
 lib="$root/target/release/libpolyflake_kotlin.so"

@@ -4,6 +4,7 @@
 # typed usage example, then runs the node --test suite against the package.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/debian-deps.sh"
 cd "$root/bindings-node"
 npm ci --no-audit --no-fund --loglevel=error
 npx napi build --platform --release --js index.js --dts index.d.ts

@@ -4,6 +4,7 @@
 # example, then pytest (golden vectors, threads, fork, bad input).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/debian-deps.sh"
 venv="$root/target/py-venv"
 wheels="$root/target/wheels"
 

@@ -277,6 +277,8 @@ fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
+    #[cfg(feature = "etcd")]
+    polyflake_etcd::register();
     std::panic::set_hook(Box::new(|info| {
         eprintln!("polyflake: internal error: {info}");
     }));
