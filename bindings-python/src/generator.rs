@@ -2,6 +2,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use std::sync::Arc;
+
 use polyflake::{BackwardsPolicy, Error, Generator, GeneratorBuilder, TryNext, WallClock};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -9,6 +11,7 @@ use pyo3::types::{PyDict, PyString};
 use crate::args::u64_arg;
 use crate::clock::PyManualClock;
 use crate::error::{to_py, wrong_type, IntoPyResult};
+use crate::etcd::lease_arg;
 use crate::layout::{layout_arg, PyLayout};
 use crate::parts::named_values;
 
@@ -132,6 +135,41 @@ impl PyGenerator {
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
         let builder = Generator::builder(layout.get().inner.clone()).identity_from_env();
+        Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
+    }
+
+    /// A generator whose worker identity is leased from etcd: the lowest free
+    /// node value under `prefix`, kept alive from a background thread; IDs are
+    /// refused with LeaseLostError once the lease may have lapsed, and a new
+    /// identity is claimed when etcd answers again. Durations in seconds.
+    #[staticmethod]
+    #[pyo3(signature = (
+        layout, endpoints, *, prefix = "/polyflake", ttl = None, keep_alive = None,
+        safety_margin = None, request_timeout = None, node_range = None, clock = None,
+        on_clock_backwards = "wait", max_backwards_ms = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn from_etcd(
+        layout: &Bound<'_, PyAny>,
+        endpoints: &Bound<'_, PyAny>,
+        prefix: &str,
+        ttl: Option<&Bound<'_, PyAny>>,
+        keep_alive: Option<&Bound<'_, PyAny>>,
+        safety_margin: Option<&Bound<'_, PyAny>>,
+        request_timeout: Option<&Bound<'_, PyAny>>,
+        node_range: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>)>,
+        clock: Option<&Bound<'_, PyAny>>,
+        on_clock_backwards: &str,
+        max_backwards_ms: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let layout = layout_arg(layout)?;
+        let lease = lease_arg(
+            endpoints,
+            prefix,
+            [ttl, keep_alive, safety_margin, request_timeout],
+            node_range.as_ref().map(|(a, b)| (a, b)),
+        )?;
+        let builder = Generator::builder(layout.get().inner.clone()).remote_lease(Arc::new(lease));
         Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
     }
 

@@ -7,6 +7,7 @@ mod args;
 mod clock;
 mod encoding;
 mod error;
+mod etcd;
 mod generator;
 mod layout;
 mod parts;
@@ -16,6 +17,8 @@ mod parts;
 #[pymodule(gil_used = false)]
 fn _polyflake(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // `Generator.from_env` follows POLYFLAKE_ETCD_ENDPOINTS.
+    polyflake_etcd::register();
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<clock::PyManualClock>()?;
     parts::register(m)?;

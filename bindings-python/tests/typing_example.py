@@ -23,3 +23,10 @@ try:
     polyflake.compose("twitter", timestamp_ms=0, sequence=0, datacenter_id=0, machine_id=0)
 except polyflake.TimestampBeforeEpochError as e:
     code: str = e.code
+
+
+def leased(endpoints: list[str]) -> polyflake.Generator:
+    """Type-checked, not run: the etcd tests run it against a real etcd."""
+    return polyflake.Generator.from_etcd(
+        "twitter", endpoints, prefix="/ids", ttl=10, keep_alive=3.0, node_range=(0, 512)
+    )

@@ -112,6 +112,21 @@ class Generator:
         on_clock_backwards: Literal["fail", "wait", "logical"] = "wait",
         max_backwards_ms: int | None = None,
     ) -> Generator: ...
+    @staticmethod
+    def from_etcd(
+        layout: LayoutLike,
+        endpoints: str | Sequence[str],
+        *,
+        prefix: str = "/polyflake",
+        ttl: float | None = None,
+        keep_alive: float | None = None,
+        safety_margin: float | None = None,
+        request_timeout: float | None = None,
+        node_range: tuple[int, int] | None = None,
+        clock: Literal["monotonic", "wall"] | ManualClock | None = None,
+        on_clock_backwards: Literal["fail", "wait", "logical"] = "wait",
+        max_backwards_ms: int | None = None,
+    ) -> Generator: ...
     @property
     def identity_source(self) -> str: ...
     def next_id(self) -> int: ...

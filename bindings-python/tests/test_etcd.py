@@ -1,0 +1,132 @@
+"""Etcd leases from Python against a real etcd (Debian's etcd-server),
+started here on 127.0.0.1 with a temporary data dir and stopped by PID."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+
+import polyflake
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    binary = shutil.which("etcd")
+    assert binary, "etcd is installed by scripts/debian-deps.sh"
+    client, peer = _free_port(), _free_port()
+    url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+    data = tmp_path_factory.mktemp("etcd")
+    process = subprocess.Popen(
+        [binary, "--name", "py", "--data-dir", str(data),
+         "--listen-client-urls", url, "--advertise-client-urls", url,
+         "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+         "--initial-cluster", f"py={peer_url}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", client), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "etcd did not listen within 20 s"
+                time.sleep(0.05)
+        yield url, process.pid
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def _short(url: str, prefix: str, **kwargs: object) -> polyflake.Generator:
+    return polyflake.Generator.from_etcd(
+        "twitter", url, prefix=prefix, ttl=4, keep_alive=1, safety_margin=1,
+        request_timeout=0.9, **kwargs,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def test_generators_hold_distinct_identities_and_exhaust_clearly(etcd: tuple[str, int]) -> None:
+    url, _ = etcd
+    a = polyflake.Generator.from_etcd("twitter", [url], prefix="/py-distinct", node_range=(0, 2))
+    b = polyflake.Generator.from_etcd("twitter", url, prefix="/py-distinct", node_range=(0, 2))
+    assert "etcd lease on node" in a.identity_source
+    assert a.node_fields != b.node_fields
+    with pytest.raises(polyflake.LeaseLostError, match="every one of the 2 node values") as info:
+        polyflake.Generator.from_etcd("twitter", url, prefix="/py-distinct", node_range=(0, 2))
+    assert info.value.code == "LEASE_LOST"
+    ids = a.next_ids(1000) + b.next_ids(1000)
+    assert len(set(ids)) == 2000
+    # Dropping a generator revokes its lease: the value is free at once.
+    del a
+    c = polyflake.Generator.from_etcd("twitter", url, prefix="/py-distinct", node_range=(0, 2))
+    assert c.node_fields != b.node_fields
+
+
+def test_from_env_follows_polyflake_etcd_endpoints(
+    etcd: tuple[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, _ = etcd
+    monkeypatch.setenv("POLYFLAKE_ETCD_ENDPOINTS", url)
+    monkeypatch.setenv("POLYFLAKE_ETCD_PREFIX", "/py-env")
+    generator = polyflake.Generator.from_env("snowflake")
+    assert "/py-env/snowflake/workers/0" in generator.identity_source
+    assert generator.next_id() > 0
+
+
+def test_refuses_while_etcd_is_stopped_and_recovers(etcd: tuple[str, int]) -> None:
+    url, pid = etcd
+    generator = _short(url, "/py-pause")
+    issued = generator.next_ids(100)
+    os.kill(pid, signal.SIGSTOP)
+    stopped = time.monotonic()
+    try:
+        with pytest.raises(polyflake.LeaseLostError) as info:
+            while time.monotonic() - stopped < 8:
+                issued.append(generator.next_id())
+                time.sleep(0.005)
+        # Refused before etcd itself could expire the lease (TTL 4 s).
+        assert time.monotonic() - stopped < 4
+        assert info.value.code == "LEASE_LOST"
+        time.sleep(4)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            issued.append(generator.next_id())
+            break
+        except polyflake.LeaseLostError:
+            assert time.monotonic() < deadline, "no recovery after etcd returned"
+            time.sleep(0.05)
+    issued += generator.next_ids(100)
+    assert len(set(issued)) == len(issued)
+    assert issued[-1] > issued[0]
+
+
+def test_bad_arguments_are_typed_errors(etcd: tuple[str, int]) -> None:
+    url, _ = etcd
+    with pytest.raises(polyflake.InvalidArgumentError, match="whole seconds"):
+        polyflake.Generator.from_etcd("twitter", url, ttl=2.5)
+    with pytest.raises(polyflake.InvalidArgumentError, match="non-negative"):
+        polyflake.Generator.from_etcd("twitter", url, keep_alive=-1)
+    with pytest.raises(TypeError):
+        polyflake.Generator.from_etcd("twitter", url, ttl="10")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        polyflake.Generator.from_etcd("twitter", 2379)  # type: ignore[arg-type]
+    port = _free_port()
+    with pytest.raises(polyflake.LeaseLostError, match="cannot reach etcd"):
+        polyflake.Generator.from_etcd("twitter", f"http://127.0.0.1:{port}", request_timeout=0.3)
