@@ -35,7 +35,10 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 export declare class Generator {
   /** `new Generator('twitter', { datacenterId: 1, machineId: 2 })`. */
   constructor(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', options?: GeneratorOptions)
-  /** A generator whose identity follows the environment (docs/identity.md). */
+  /**
+   * A generator whose identity follows the environment (docs/identity.md),
+   * an etcd lease when `POLYFLAKE_ETCD_ENDPOINTS` is set.
+   */
   static fromEnv(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', options?: ClockOptions): Generator
   /** The next ID. */
   nextId(): bigint

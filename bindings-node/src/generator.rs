@@ -116,7 +116,8 @@ impl JsGenerator {
         })
     }
 
-    /// A generator whose identity follows the environment (docs/identity.md).
+    /// A generator whose identity follows the environment (docs/identity.md),
+    /// an etcd lease when `POLYFLAKE_ETCD_ENDPOINTS` is set.
     #[napi(factory, catch_unwind)]
     pub fn from_env(
         env: Env,
@@ -126,6 +127,8 @@ impl JsGenerator {
         layout: Unknown<'_>,
         #[napi(ts_arg_type = "ClockOptions")] options: Option<Object<'_>>,
     ) -> Result<Self> {
+        // POLYFLAKE_ETCD_ENDPOINTS selects an etcd lease (polyflake-etcd).
+        polyflake_etcd::register();
         with_layout(&env, &layout, |layout| {
             let builder = Generator::builder(layout.clone()).identity_from_env();
             let inner = configure(&env, builder, layout, options.as_ref(), false)?;

@@ -1,0 +1,77 @@
+// Generator.fromEnv with POLYFLAKE_ETCD_ENDPOINTS against a real etcd
+// (Debian's etcd-server), started here on 127.0.0.1 and stopped by PID.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createConnection, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, test } from 'node:test'
+
+import { Generator } from '../polyflake.js'
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+
+const listening = (port) =>
+  new Promise((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' })
+    socket.once('connect', () => (socket.end(), resolve(true)))
+    socket.once('error', () => resolve(false))
+  })
+
+let etcd
+let url
+const dataDir = mkdtempSync(join(tmpdir(), 'polyflake-node-etcd-'))
+
+before(async () => {
+  const [client, peer] = [await freePort(), await freePort()]
+  url = `http://127.0.0.1:${client}`
+  const peerUrl = `http://127.0.0.1:${peer}`
+  etcd = spawn(
+    'etcd',
+    ['--name', 'node', '--data-dir', dataDir, '--listen-client-urls', url, '--advertise-client-urls', url,
+      '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `node=${peerUrl}`],
+    { stdio: 'ignore' },
+  )
+  const deadline = Date.now() + 20_000
+  while (!(await listening(client))) {
+    assert.ok(Date.now() < deadline, 'etcd did not listen within 20 s')
+    await new Promise((r) => setTimeout(r, 50))
+  }
+})
+
+after(() => {
+  process.kill(etcd.pid, 'SIGKILL')
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+test('fromEnv leases distinct identities from etcd', () => {
+  process.env.POLYFLAKE_ETCD_ENDPOINTS = url
+  process.env.POLYFLAKE_ETCD_PREFIX = '/node-test'
+  try {
+    const a = Generator.fromEnv('twitter')
+    const b = Generator.fromEnv('twitter')
+    assert.match(a.identitySource, /^etcd lease on node \d+ \(\/node-test\/twitter\/workers\//)
+    assert.notDeepEqual(a.nodeFields, b.nodeFields)
+    const ids = [...a.nextIds(1000), ...b.nextIds(1000)]
+    assert.equal(new Set(ids).size, 2000)
+  } finally {
+    delete process.env.POLYFLAKE_ETCD_ENDPOINTS
+    delete process.env.POLYFLAKE_ETCD_PREFIX
+  }
+})
+
+test('an unreachable etcd is a LEASE_LOST error', async () => {
+  process.env.POLYFLAKE_ETCD_ENDPOINTS = `http://127.0.0.1:${await freePort()}`
+  try {
+    assert.throws(() => Generator.fromEnv('twitter'), (e) => e.code === 'LEASE_LOST' && /cannot reach etcd/.test(e.message))
+  } finally {
+    delete process.env.POLYFLAKE_ETCD_ENDPOINTS
+  }
+})
