@@ -52,7 +52,11 @@ impl FfiGenerator {
             FfiIdentity::Given { nodes } => nodes
                 .into_iter()
                 .fold(builder, |b, n| b.node(n.name, n.value)),
-            FfiIdentity::Environment => builder.identity_from_env(),
+            FfiIdentity::Environment => {
+                // POLYFLAKE_ETCD_ENDPOINTS selects an etcd lease (polyflake-etcd).
+                polyflake_etcd::register();
+                builder.identity_from_env()
+            }
         };
         builder = match clock {
             FfiClock::Monotonic => builder,
