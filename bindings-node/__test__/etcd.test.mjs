@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createConnection, createServer } from 'node:net'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, test } from 'node:test'
@@ -18,12 +18,15 @@ const freePort = () =>
     })
   })
 
-const listening = (port) =>
-  new Promise((resolve) => {
-    const socket = createConnection({ port, host: '127.0.0.1' })
-    socket.once('connect', () => (socket.end(), resolve(true)))
-    socket.once('error', () => resolve(false))
-  })
+// Listening is not serving: wait until the member has elected itself.
+const healthy = async (base) => {
+  try {
+    const answer = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })
+    return (await answer.text()).includes('"health":"true"')
+  } catch {
+    return false
+  }
+}
 
 let etcd
 let url
@@ -39,9 +42,9 @@ before(async () => {
       '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `node=${peerUrl}`],
     { stdio: 'ignore' },
   )
-  const deadline = Date.now() + 20_000
-  while (!(await listening(client))) {
-    assert.ok(Date.now() < deadline, 'etcd did not listen within 20 s')
+  const deadline = Date.now() + 30_000
+  while (!(await healthy(url))) {
+    assert.ok(Date.now() < deadline, 'etcd was not healthy within 30 s')
     await new Promise((r) => setTimeout(r, 50))
   }
 })

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import time
+import urllib.request
 from collections.abc import Iterator
 
 import polyflake
@@ -20,6 +21,14 @@ def _free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as answer:
+            return b'"health":"true"' in answer.read()
+    except OSError:
+        return False
 
 
 @pytest.fixture(scope="module")
@@ -37,14 +46,11 @@ def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", client), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "etcd did not listen within 20 s"
-                time.sleep(0.05)
+        # Listening is not serving: wait until the member has elected itself.
+        deadline = time.monotonic() + 30
+        while not _healthy(url):
+            assert time.monotonic() < deadline, "etcd was not healthy within 30 s"
+            time.sleep(0.05)
         yield url, process.pid
     finally:
         os.kill(process.pid, signal.SIGCONT)

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -49,9 +50,13 @@ impl Etcd {
             endpoint: client_url,
             data_dir,
         };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", client)).is_err() {
-            assert!(Instant::now() < deadline, "etcd did not listen within 20 s");
+        // Listening is not serving: wait until the member has elected itself.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !healthy(client) {
+            assert!(
+                Instant::now() < deadline,
+                "etcd was not healthy within 30 s"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         server
@@ -65,6 +70,19 @@ impl Etcd {
     pub fn pause(&self, paused: bool) {
         signal(self.pid(), if paused { "STOP" } else { "CONT" });
     }
+}
+
+/// `GET /health` answers `"health":"true"` once the member serves requests.
+fn healthy(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let request = format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+    let mut answer = String::new();
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_to_string(&mut answer).is_ok()
+        && answer.contains("\"health\":\"true\"")
 }
 
 pub fn signal(pid: u32, name: &str) {

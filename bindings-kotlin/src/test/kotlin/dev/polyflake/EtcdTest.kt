@@ -10,9 +10,8 @@ import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
-import java.net.InetSocketAddress
 import java.net.ServerSocket
-import java.net.Socket
+import java.net.URI
 import java.nio.file.Files
 
 /** `Generator.fromEnv` with POLYFLAKE_ETCD_ENDPOINTS against a real etcd
@@ -44,14 +43,20 @@ class EtcdTest {
             "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl,
             "--initial-cluster", "kt=$peerUrl",
         ).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start()
-        val deadline = System.nanoTime() + 20_000_000_000L
-        while (true) {
-            val up = runCatching { Socket().use { it.connect(InetSocketAddress("127.0.0.1", client), 200) } }.isSuccess
-            if (up) break
-            assertTrue(System.nanoTime() < deadline, "etcd did not listen within 20 s")
+        // Listening is not serving: wait until the member has elected itself.
+        val deadline = System.nanoTime() + 30_000_000_000L
+        while (!healthy()) {
+            assertTrue(System.nanoTime() < deadline, "etcd was not healthy within 30 s")
             Thread.sleep(50)
         }
     }
+
+    private fun healthy(): Boolean = runCatching {
+        val connection = URI("$url/health").toURL().openConnection()
+        connection.connectTimeout = 2000
+        connection.readTimeout = 2000
+        connection.getInputStream().use { String(it.readBytes()) }.contains("\"health\":\"true\"")
+    }.getOrDefault(false)
 
     @AfterAll
     fun stopEtcd() {
