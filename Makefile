@@ -11,17 +11,18 @@ PYTHON ?= python3
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
 
-demo: ## The main job: build and run the demonstration
+demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and run the demonstration
 	bash scripts/demo.sh
 
-deps: ## Debian packages the etcd lease needs (protoc, etcd), if missing
+deps: ## Debian packages the etcd feature and its tests need (protoc, the protobuf types, etcd), if missing
 	bash scripts/debian-deps.sh
 
 test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
-test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests (CLI with etcd)
+test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd
 	$(CARGO) test --all-features
+	$(CARGO) test -p polyflake-cli --test without_etcd
 
 test-etcd: deps ## etcd leases against a real etcd
 	bash scripts/test-etcd.sh
@@ -44,7 +45,8 @@ vectors-check: ## Fail if the committed golden vectors are stale
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
 
-lint: deps ## rustfmt and clippy, warnings as errors
+lint: deps ## rustfmt, clippy (warnings as errors), and the lean default build's promises
+	bash scripts/check-lean.sh
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 

@@ -22,6 +22,23 @@ export type ClockOptions = {
 }
 /** A generator's clock options and its worker identity, by camelCase node field. */
 export type GeneratorOptions = ClockOptions & { [field: string]: IdInput | ManualClock | undefined }
+/** `Generator.fromEtcd`'s settings (defaults from the core), clock and backwards policy. */
+export type EtcdOptions = ClockOptions & {
+  /** Endpoint URLs, or one comma-separated string. */
+  endpoints: string | string[]
+  /** Key prefix (default `/polyflake`). */
+  prefix?: string
+  /** Lease time to live, whole seconds in ms (default 10000). */
+  ttlMs?: number
+  /** Renewal period (default 3000). */
+  keepAliveMs?: number
+  /** IDs are refused this long before the lease could expire (default 2000). */
+  safetyMarginMs?: number
+  /** The bound on one request (default 2000). */
+  requestTimeoutMs?: number
+  /** Node numbers to claim from, `[start, stop)`. */
+  nodeRange?: [IdInput, IdInput]
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -34,12 +51,19 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
 /** Issues IDs for one worker identity; safe to share, never the same ID twice. */
 export declare class Generator {
   /** `new Generator('twitter', { datacenterId: 1, machineId: 2 })`. */
-  constructor(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', options?: GeneratorOptions)
+  constructor(layout: Layout | PresetName, options?: GeneratorOptions)
   /**
    * A generator whose identity follows the environment (docs/identity.md),
    * an etcd lease when `POLYFLAKE_ETCD_ENDPOINTS` is set.
    */
-  static fromEnv(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', options?: ClockOptions): Generator
+  static fromEnv(layout: Layout | PresetName, options?: ClockOptions): Generator
+  /**
+   * A generator whose identity is leased from etcd (`endpoints`, and
+   * optionally `prefix`, `ttlMs`, `keepAliveMs`, `safetyMarginMs`,
+   * `requestTimeoutMs`, `nodeRange`). Builds without the `etcd` feature
+   * refuse with `INVALID_ARGUMENT`.
+   */
+  static fromEtcd(layout: Layout | PresetName, options: EtcdOptions): Generator
   /** The next ID. */
   nextId(): bigint
   /** The next ID as a decimal string. */
@@ -60,8 +84,11 @@ export declare class Layout {
   static preset(name: string): Layout
   /** A validated custom layout. */
   static custom(spec: CustomLayoutSpec): Layout
-  /** The preset names. */
-  get presets(): Array<string>
+  /**
+   * The preset names.
+   * The preset names, from the core (`Layout.PRESETS` in polyflake.js).
+   */
+  static presetNames(): PresetName[]
   get name(): string
   get epochMs(): number
   get tickMs(): number
@@ -92,7 +119,7 @@ export type JsManualClock = ManualClock
  * A one-argument native `(id) => void` that writes `[timestampMs, sequence,
  * ...node fields]` of `id` into `out` (see fast.rs; used by `decode` in polyflake.js).
  */
-export declare function _bindDecode(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', out: Float64Array): (id: bigint | string | number) => void
+export declare function _bindDecode(layout: Layout | PresetName, out: Float64Array): (id: bigint | string | number) => void
 
 /** `nextId` bound to one generator: a zero-argument native function (see fast.rs). */
 export declare function _bindNextId(generator: Generator): () => bigint
@@ -100,13 +127,8 @@ export declare function _bindNextId(generator: Generator): () => bigint
 /** `nextIdString` bound to one generator. */
 export declare function _bindNextIdString(generator: Generator): () => string
 
-export declare function _floor(): bigint
-
-/** A Rust panic, to prove it surfaces as a JS error (tests only). */
-export declare function _panicForTests(): void
-
 /** Builds an ID: `compose('twitter', { timestampMs, sequence, datacenterId, machineId })`. */
-export declare function compose(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', parts: ComposeParts): bigint
+export declare function compose(layout: Layout | PresetName, parts: ComposeParts): bigint
 
 /** The definition of a custom layout. */
 export interface CustomLayoutSpec {
@@ -127,16 +149,16 @@ export interface CustomLayoutSpec {
 export declare const ENCODINGS: string[]
 
 /** The ID's 64 bits as labelled segments, most significant first. */
-export declare function explain(id: bigint | string | number, layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'): Array<Segment>
+export declare function explain(id: bigint | string | number, layout: Layout | PresetName): Array<Segment>
 
 /** Text for text encodings; a `Buffer` of 8 bytes for `'bytes'`. */
 export declare function formatId(id: bigint | string | number, encoding?: EncodingName): string | Buffer
 
 /** The last ID of the tick holding `timestampMs`. */
-export declare function maxId(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', timestampMs: number | bigint | string | Date): bigint
+export declare function maxId(layout: Layout | PresetName, timestampMs: number | bigint | string | Date): bigint
 
 /** The first ID of the tick holding `timestampMs`. */
-export declare function minId(layout: Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake', timestampMs: number | bigint | string | Date): bigint
+export declare function minId(layout: Layout | PresetName, timestampMs: number | bigint | string | Date): bigint
 
 /** A node field of a custom layout. */
 export interface NodeFieldSpec {

@@ -24,6 +24,8 @@ export declare function jsonReviver(keys?: readonly string[]): (key: string, val
 
 /** The layout class, with the presets as static properties. */
 export declare const Layout: typeof native.Layout & {
+  /** The preset names, from the core. */
+  readonly PRESETS: readonly native.PresetName[]
   readonly TWITTER: native.Layout
   readonly SNOWFLAKE: native.Layout
   readonly DISCORD: native.Layout

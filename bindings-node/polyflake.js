@@ -5,7 +5,9 @@
 
 const native = require('./index.js')
 
-const PRESETS = ['twitter', 'snowflake', 'discord', 'instagram', 'sonyflake']
+// The preset names come from the core; each is also a static property.
+const PRESETS = Object.freeze(native.Layout.presetNames())
+Object.defineProperty(native.Layout, 'PRESETS', { value: PRESETS, enumerable: true })
 for (const name of PRESETS) {
   Object.defineProperty(native.Layout, name.toUpperCase(), { value: native.Layout.preset(name), enumerable: true })
 }
@@ -28,6 +30,10 @@ class Generator extends native.Generator {
 
   static fromEnv(layout, options) {
     return bindFastPaths(Object.setPrototypeOf(native.Generator.fromEnv(layout, options), Generator.prototype))
+  }
+
+  static fromEtcd(layout, options) {
+    return bindFastPaths(Object.setPrototypeOf(native.Generator.fromEtcd(layout, options), Generator.prototype))
   }
 }
 

@@ -22,3 +22,20 @@ export type ClockOptions = {
 }
 /** A generator's clock options and its worker identity, by camelCase node field. */
 export type GeneratorOptions = ClockOptions & { [field: string]: IdInput | ManualClock | undefined }
+/** `Generator.fromEtcd`'s settings (defaults from the core), clock and backwards policy. */
+export type EtcdOptions = ClockOptions & {
+  /** Endpoint URLs, or one comma-separated string. */
+  endpoints: string | string[]
+  /** Key prefix (default `/polyflake`). */
+  prefix?: string
+  /** Lease time to live, whole seconds in ms (default 10000). */
+  ttlMs?: number
+  /** Renewal period (default 3000). */
+  keepAliveMs?: number
+  /** IDs are refused this long before the lease could expire (default 2000). */
+  safetyMarginMs?: number
+  /** The bound on one request (default 2000). */
+  requestTimeoutMs?: number
+  /** Node numbers to claim from, `[start, stop)`. */
+  nodeRange?: [IdInput, IdInput]
+}

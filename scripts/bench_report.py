@@ -5,6 +5,7 @@ section of docs/benchmarks.md. Run after `make bench`."""
 from __future__ import annotations
 
 import json
+import os
 import platform
 import re
 import subprocess
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CRITERION = ROOT / "target" / "criterion"
+CRITERION = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "criterion"
 DOC = ROOT / "docs" / "benchmarks.md"
 CEILING_NS = 1e6 / 4096  # 4,096 IDs per millisecond
 def replace_section(name: str, body: str) -> None:

@@ -1,15 +1,42 @@
 #!/usr/bin/env bash
-# The README's main job: build the CLI and the Python package, mint IDs,
-# take one apart, and show that Rust and Python read it identically.
+# The README's main job: build the CLI and the three bindings (default
+# features: Rust, Python, Node, a JDK and Maven are all it needs), mint IDs,
+# take one apart, and show that every language reads it identically.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/scripts/debian-deps.sh"
+source "$(dirname "$0")/lib.sh"
 cd "$root"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+log="$work/demo-build.log"
+: > "$log"
+# Builds talk to the log; the demo shows only its own output.
+quietly() {
+    if ! "$@" >> "$log" 2>&1; then
+        echo "polyflake demo: this step failed: $*" >&2
+        tail -n 40 "$log" >&2
+        echo "(the whole build log: $log)" >&2
+        exit 1
+    fi
+}
 
-cargo build --quiet --release -p polyflake-cli --features etcd
-pf="$root/target/release/polyflake"
-export POLYFLAKE_STATE_DIR="$root/target/demo-state"
+echo "polyflake: building the CLI and the Python, Node and Kotlin packages (first run takes a few minutes; log in target/demo-build.log)"
+# One cargo invocation for the CLI and the Node and Kotlin libraries shares
+# their dependency graph; the Python build then finds most of it done.
+quietly cargo build --release -p polyflake-cli -p polyflake-node -p polyflake-kotlin -p uniffi-bindgen
+venv="$work/py-venv-demo"
+[ -x "$venv/bin/maturin" ] || { quietly python3 -m venv "$venv" &&
+    quietly "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin; }
+rm -rf "$work/wheels/demo"
+quietly "$venv/bin/maturin" build --release -m bindings-python/Cargo.toml -o "$work/wheels/demo"
+quietly "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall "$work"/wheels/demo/polyflake-*.whl
+(cd bindings-node && quietly npm ci --no-audit --no-fund --loglevel=error &&
+    quietly npx napi build --platform --release --js index.js --dts index.d.ts)
+BUILD_FEATURES="" quietly bash scripts/test-kotlin.sh -q -Dmaven.test.skip=true
+quietly mvn -q -B -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath \
+    -Dmdep.outputFile="$work/kotlin-cp.txt" -Dmdep.includeScope=runtime
+jar=$(ls bindings-kotlin/target/polyflake-*.jar | head -1)
+
+pf="$cargo_target/release/polyflake"
+export POLYFLAKE_STATE_DIR="$work/demo-state"
 
 say "polyflake next: three IDs (no identity given, so a local lease picks one)"
 mapfile -t ids < <("$pf" next --layout twitter --count 3)
@@ -29,13 +56,6 @@ say "the same ID decoded by every language"
 rust_json=$("$pf" decode "${ids[0]}" --layout twitter --json)
 echo "rust/cli: $rust_json"
 agree=1
-venv="$root/target/py-venv"
-if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import polyflake" 2>/dev/null; then
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin
-    "$venv/bin/maturin" build --quiet --release -m bindings-python/Cargo.toml -o target/wheels
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall target/wheels/polyflake-*.whl
-fi
 py_json=$("$venv/bin/python" - "${ids[0]}" <<'PY'
 import sys, polyflake
 p = polyflake.decode(int(sys.argv[1]), "twitter")
@@ -47,10 +67,6 @@ PY
 echo "python:   $py_json"
 [ "$rust_json" = "$py_json" ] || agree=0
 
-if [ ! -f bindings-node/polyflake.linux-x64-gnu.node ]; then
-    (cd bindings-node && npm ci --no-audit --no-fund --loglevel=error \
-        && npx napi build --platform --release --js index.js --dts index.d.ts >/dev/null)
-fi
 node_json=$(node -e '
 const pf = require("./bindings-node/polyflake.js")
 const p = pf.decode(BigInt(process.argv[1]), "twitter")
@@ -62,21 +78,15 @@ console.log(JSON.stringify(out, pf.jsonReplacer))' "${ids[0]}")
 echo "node:     $node_json"
 [ "$rust_json" = "$node_json" ] || agree=0
 
-jar=$(ls bindings-kotlin/target/polyflake-*.jar 2>/dev/null | head -1 || true)
-if [ -z "$jar" ]; then
-    bash scripts/test-kotlin.sh -q -DskipTests >/dev/null
-    jar=$(ls bindings-kotlin/target/polyflake-*.jar | head -1)
-fi
-mvn -q -B -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath -Dmdep.outputFile="$root/target/kotlin-cp.txt" -Dmdep.includeScope=runtime >/dev/null
-cp=$(cat target/kotlin-cp.txt)
-cat > target/demo.jsh <<JSH
+cp=$(cat "$work/kotlin-cp.txt")
+cat > "$work/demo.jsh" <<JSH
 var p = dev.polyflake.Polyflake.decode(Long.parseUnsignedLong("${ids[0]}"), dev.polyflake.Layout.TWITTER);
 var f = p.getNodes();
 var time = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC).format(p.getInstant());
 System.out.println("{\"id\":\"" + Long.toUnsignedString(p.getId()) + "\",\"layout\":\"twitter\",\"timestamp_ms\":" + p.getTimestampMs() + ",\"time\":\"" + time + "\",\"datacenter_id\":" + f.get("datacenter_id") + ",\"machine_id\":" + f.get("machine_id") + ",\"sequence\":" + p.getSequence() + "}");
 /exit
 JSH
-kotlin_json=$(jshell -q --class-path "$jar:$cp" target/demo.jsh 2>/dev/null | grep '^{' || true)
+kotlin_json=$(jshell -q --class-path "$jar:$cp" "$work/demo.jsh" 2>/dev/null | grep '^{' || true)
 echo "kotlin:   $kotlin_json"
 [ "$rust_json" = "$kotlin_json" ] || agree=0
 if [ "$agree" = 1 ]; then

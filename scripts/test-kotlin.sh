@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# Kotlin/JVM: builds the cdylib (the release build the other bindings share),
-# generates the Kotlin bindings from it in library mode, bundles it where JNA
-# finds it, and runs the JUnit suite against the packaged jar (mvn verify).
+# Kotlin/JVM: builds the cdylib, generates the Kotlin bindings from it in
+# library mode, bundles it where JNA finds it, and runs the JUnit suite
+# against the packaged jar (mvn verify). The features come from
+# $BUILD_FEATURES: `etcd test-hooks` for the tests (the default here);
+# `make demo` packages a lean jar with none. For the tests, a second library
+# without etcd (`test-hooks` alone, the same API) is checked to refuse etcd.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-bash "$root/scripts/debian-deps.sh"
+source "$(dirname "$0")/lib.sh"
+features=${BUILD_FEATURES-etcd test-hooks}
 module="$root/bindings-kotlin"
-cargo build --quiet --release -p polyflake-kotlin -p uniffi-bindgen
-lib="$root/target/release/libpolyflake_kotlin.so"
-rm -rf "$module/target/generated-sources/uniffi" "$module/target/native"
-"$root/target/release/uniffi-bindgen" generate --library "$lib" --language kotlin \
+lib="$cargo_target/release/libpolyflake_kotlin.so"
+prefixed() { for f in "$@"; do printf 'polyflake-kotlin/%s ' "$f"; done; }
+rm -rf "$module/target/generated-sources/uniffi" "$module/target/native" "$module/target/native-without-etcd"
+if [[ " $features " == *" test-hooks "* ]]; then
+    bash "$root/scripts/debian-deps.sh"
+    cargo build --quiet --release -p polyflake-kotlin --features polyflake-kotlin/test-hooks
+    mkdir -p "$module/target/native-without-etcd"
+    cp "$lib" "$module/target/native-without-etcd/"
+fi
+# shellcheck disable=SC2046
+cargo build --quiet --release -p polyflake-kotlin -p uniffi-bindgen --features "$(prefixed $features)"
+"$cargo_target/release/uniffi-bindgen" generate --library "$lib" --language kotlin \
     --out-dir "$module/target/generated-sources/uniffi" --no-format
 mkdir -p "$module/target/native/linux-x86-64"
 cp "$lib" "$module/target/native/linux-x86-64/"

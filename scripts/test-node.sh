@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Node: builds the addon (release, napi CLI from the npm registry), checks
-# that the committed generated loader and typings are current, type-checks a
-# typed usage example, then runs the node --test suite against the package.
+# Node: builds the addon twice (release, napi CLI from the npm registry):
+#   - without features (what a plain source build gives): its generated
+#     loader and typings must equal the committed index.js/index.d.ts, and
+#     lean-test/ expects etcd to be refused;
+#   - with the `etcd` and `test-hooks` features: the addon the suite runs on.
+# Then type-checks a typed usage example and runs node --test on the package.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
 cd "$root/bindings-node"
 npm ci --no-audit --no-fund --loglevel=error
-npx napi build --platform --release --js index.js --dts index.d.ts
-if ! git -C "$root" diff --quiet -- bindings-node/index.js bindings-node/index.d.ts; then
-    git -C "$root" diff --stat -- bindings-node/index.js bindings-node/index.d.ts
-    echo "bindings-node: the generated index.js/index.d.ts differ from the committed ones; commit them" >&2
-    exit 1
-fi
+rm -rf "$work/node-lean" "$work/node-test"
+npx napi build --platform --release -o "$work/node-lean" --js index.js --dts index.d.ts
+for generated in index.js index.d.ts; do
+    if ! cmp -s "$work/node-lean/$generated" "$generated"; then
+        diff -u "$generated" "$work/node-lean/$generated" | head -40 >&2 || true
+        echo "bindings-node: the generated $generated differs from the committed one; commit it" >&2
+        exit 1
+    fi
+done
+npx napi build --platform --release --features "etcd test-hooks" -o "$work/node-test" \
+    --no-js --dts index.d.ts
+cp "$work/node-test/polyflake.linux-x64-gnu.node" .
 npx tsc --noEmit -p tsconfig.json
 node --test __test__/
+POLYFLAKE_LEAN_ADDON="$work/node-lean/polyflake.linux-x64-gnu.node" node --test lean-test/

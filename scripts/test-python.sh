@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# Python: builds the wheel once (release, abi3), installs it into a fresh venv
-# and tests that artifact: ruff, mypy --strict on the stubs and a typed
-# example, then pytest (golden vectors, threads, fork, bad input).
+# Python: builds two wheels (release, abi3) and tests those artifacts:
+#   - with the `etcd` and `test-hooks` features, installed into a fresh venv:
+#     ruff, mypy --strict and stubtest on the stubs, a typed example, pytest;
+#   - without features (what `pip install ./bindings-python` builds): the
+#     tests in tests-lean/, which expect etcd to be refused.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
-venv="$root/target/py-venv"
-wheels="$root/target/wheels"
+venv="$work/py-venv"
+wheels="$work/wheels"
 
-rm -rf "$venv" "$wheels"
+rm -rf "$venv" "$wheels" "$work/py-lean"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff
-"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$wheels"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheels"/polyflake-*.whl
+"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
+    --features etcd,test-hooks -o "$wheels/test"
+"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheels"/test/polyflake-*.whl
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+    --target "$work/py-lean" "$wheels"/lean/polyflake-*.whl
 
 cd "$root/bindings-python"
-"$venv/bin/ruff" check python tests benchmarks
-"$venv/bin/ruff" format --check python tests benchmarks
-# Type-check the installed package (stubs + py.typed), never the source tree.
+"$venv/bin/ruff" check python tests tests-lean benchmarks
+"$venv/bin/ruff" format --check python tests tests-lean benchmarks
+# Type-check the installed package (stubs + py.typed), never the source tree;
+# stubtest holds the stubs to what the installed module really has.
 (cd tests && "$venv/bin/mypy" --strict --no-incremental typing_example.py)
+(cd tests && "$venv/bin/python" -m mypy.stubtest polyflake --allowlist ../stubtest-allowlist.txt)
 (cd tests && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
+(cd tests-lean && PYTHONPATH="$work/py-lean" "$venv/bin/python" -m pytest -q -p no:cacheprovider)

@@ -2,11 +2,15 @@
 //! `polyflake_next_id` JNA fast path (Generator.kt).
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use polyflake::{BackwardsPolicy, Generator, WallClock};
+use polyflake::{
+    BackwardsPolicy, Clock, Generator, LeaseConnector, MonotonicClock, RegistrySettings, WallClock,
+    WorkerIdentity,
+};
 
 use crate::clock::FfiManualClock;
-use crate::error::{FfiError, Result};
+use crate::error::Result;
 use crate::layout::FfiLayout;
 use crate::parts::FfiNodeValue;
 
@@ -26,11 +30,66 @@ pub enum FfiBackwards {
     Logical,
 }
 
+/// The registries this build can lease identities from.
+#[cfg(feature = "etcd")]
+const CONNECTORS: &[&dyn LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
+#[cfg(not(feature = "etcd"))]
+const CONNECTORS: &[&dyn LeaseConnector] = &[];
+
+/// A remote lease's settings; `None` takes the core's default.
+#[derive(uniffi::Record)]
+pub struct FfiRegistrySettings {
+    pub endpoints: Vec<String>,
+    pub prefix: Option<String>,
+    pub ttl_ms: Option<u64>,
+    pub keep_alive_ms: Option<u64>,
+    pub safety_margin_ms: Option<u64>,
+    pub request_timeout_ms: Option<u64>,
+    /// `[start, end)` of the node numbers to claim from.
+    pub node_range: Option<Vec<u64>>,
+}
+
+impl FfiRegistrySettings {
+    fn into_core(self) -> Result<RegistrySettings> {
+        let mut settings = RegistrySettings::new(self.endpoints);
+        if let Some(prefix) = self.prefix {
+            settings.prefix = prefix;
+        }
+        let durations = [
+            (self.ttl_ms, &mut settings.ttl),
+            (self.keep_alive_ms, &mut settings.keep_alive),
+            (self.safety_margin_ms, &mut settings.safety_margin),
+            (self.request_timeout_ms, &mut settings.request_timeout),
+        ];
+        for (ms, slot) in durations {
+            if let Some(ms) = ms {
+                *slot = Duration::from_millis(ms);
+            }
+        }
+        if let Some(range) = self.node_range {
+            let [start, end] = range[..] else {
+                return Err(polyflake::Error::InvalidArgument(format!(
+                    "nodeRange needs a start and an end, not {range:?}"
+                ))
+                .into());
+            };
+            settings.node_range = Some(start..end);
+        }
+        Ok(settings)
+    }
+}
+
 /// Where the identity comes from.
 #[derive(uniffi::Enum)]
 pub enum FfiIdentity {
-    Given { nodes: Vec<FfiNodeValue> },
+    Given {
+        nodes: Vec<FfiNodeValue>,
+    },
     Environment,
+    Registry {
+        name: String,
+        settings: FfiRegistrySettings,
+    },
 }
 
 #[derive(uniffi::Object)]
@@ -47,23 +106,27 @@ impl FfiGenerator {
         clock: FfiClock,
         backwards: FfiBackwards,
     ) -> Result<Arc<Self>> {
-        let mut builder = Generator::builder(layout.inner.clone());
-        builder = match identity {
-            FfiIdentity::Given { nodes } => nodes
-                .into_iter()
-                .fold(builder, |b, n| b.node(n.name, n.value)),
-            FfiIdentity::Environment => {
-                // POLYFLAKE_ETCD_ENDPOINTS selects an etcd lease (polyflake-etcd).
-                polyflake_etcd::register();
-                builder.identity_from_env()
+        let clock: Arc<dyn Clock> = match clock {
+            FfiClock::Monotonic => Arc::new(MonotonicClock::new()),
+            FfiClock::Wall => Arc::new(WallClock),
+            FfiClock::Manual { clock } => Arc::new(clock.inner.clone()),
+        };
+        let layout = &layout.inner;
+        let builder = match identity {
+            FfiIdentity::Given { nodes } => nodes.into_iter().fold(
+                Generator::builder(layout.clone()).shared_clock(clock),
+                |b, n| b.node(n.name, n.value),
+            ),
+            FfiIdentity::Environment => Generator::builder(layout.clone())
+                .identity(WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS)?),
+            FfiIdentity::Registry { name, settings } => {
+                let settings = settings.into_core()?;
+                Generator::builder(layout.clone()).identity(WorkerIdentity::resolve_registry(
+                    layout, CONNECTORS, &name, &settings, clock,
+                )?)
             }
         };
-        builder = match clock {
-            FfiClock::Monotonic => builder,
-            FfiClock::Wall => builder.clock(WallClock),
-            FfiClock::Manual { clock } => builder.clock(clock.inner.clone()),
-        };
-        builder = builder.on_clock_backwards(match backwards {
+        let builder = builder.on_clock_backwards(match backwards {
             FfiBackwards::Fail => BackwardsPolicy::Fail,
             FfiBackwards::Wait { max_ms } => BackwardsPolicy::Wait { max_ms },
             FfiBackwards::Logical => BackwardsPolicy::Logical,
@@ -155,14 +218,17 @@ pub unsafe extern "C" fn polyflake_release(handle: u64) {
     drop(unsafe { Arc::from_raw(handle as usize as *const Generator) });
 }
 
-/// A trivial direct-mapped call: the floor the benchmark compares with.
+/// A trivial direct-mapped call: the floor the benchmark compares with
+/// (test builds only).
+#[cfg(feature = "test-hooks")]
 #[unsafe(no_mangle)]
 pub extern "C" fn polyflake_floor() -> i64 {
     1
 }
 
-/// A Rust panic, to prove it surfaces as an exception (tests only).
+/// A Rust panic, to prove it surfaces as an exception (test builds only).
+#[cfg(feature = "test-hooks")]
 #[uniffi::export]
-pub fn panic_for_tests() -> std::result::Result<(), FfiError> {
+pub fn panic_for_tests() -> std::result::Result<(), crate::error::FfiError> {
     panic!("a deliberate panic")
 }

@@ -78,3 +78,17 @@ test('an unreachable etcd is a LEASE_LOST error', async () => {
     delete process.env.POLYFLAKE_ETCD_ENDPOINTS
   }
 })
+
+test('fromEtcd takes the etcd settings; bad ones are INVALID_ARGUMENT', () => {
+  const a = Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-from-etcd', nodeRange: [5, 7], ttlMs: 4000, keepAliveMs: 1000, safetyMarginMs: 1000, requestTimeoutMs: 1000 })
+  const b = Generator.fromEtcd('twitter', { endpoints: [url], prefix: '/node-from-etcd', nodeRange: [5, 7] })
+  assert.match(a.identitySource, /on node 5 /)
+  assert.match(b.identitySource, /on node 6 /)
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: [url], prefix: '/node-from-etcd', nodeRange: [5, 7] }),
+    (e) => e.code === 'LEASE_LOST' && /every one of the 2 node values/.test(e.message))
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, ttlMs: 2500 }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /whole seconds/.test(e.message))
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, datacenterId: 1 }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /datacenterId/.test(e.message))
+  assert.ok(a.nextId() > 0n)
+})

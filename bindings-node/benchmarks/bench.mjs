@@ -51,7 +51,9 @@ function peers() {
 }
 
 const rows = []
-const floor = best(() => pf._floor())
+// `_floor` exists in test builds only (`make bench-node` builds one).
+const addon = require('../polyflake.linux-x64-gnu.node')
+const floor = best(() => addon._floor())
 rows.push(['floor: a zero-argument native call returning a bigint', floor.ns, '', ''])
 const wideLayout = pf.Layout.custom({ epochMs: EPOCH, timeBits: 41, nodes: [{ name: 'node_id', bits: 1 }], sequenceBits: 21 })
 const wide = new pf.Generator(wideLayout, { nodeId: 1 })

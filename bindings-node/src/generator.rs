@@ -1,16 +1,26 @@
 //! `Generator`: wraps `polyflake::Generator`.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
 use napi_derive::napi;
-use polyflake::{BackwardsPolicy, Error, Generator, GeneratorBuilder, WallClock};
+use polyflake::{
+    BackwardsPolicy, Clock, Error, Generator, LeaseConnector, MonotonicClock, RegistrySettings,
+    WallClock, WorkerIdentity,
+};
 
 use crate::args::{camel, u64_arg};
 use crate::clock::JsManualClock;
 use crate::error::{wrong_type, OrThrow};
 use crate::layout::{with_layout, JsLayout};
+
+/// The registries this build can lease identities from.
+#[cfg(feature = "etcd")]
+const CONNECTORS: &[&dyn LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
+#[cfg(not(feature = "etcd"))]
+const CONNECTORS: &[&dyn LeaseConnector] = &[];
 
 /// Issues IDs for one worker identity; safe to share, never the same ID twice.
 #[napi(js_name = "Generator")]
@@ -18,16 +28,41 @@ pub struct JsGenerator {
     inner: Arc<Generator>,
 }
 
-/// `{ clock, onClockBackwards, maxBackwardsMs, ...node fields }`.
-fn configure(
+/// What every constructor takes besides the identity.
+struct Options {
+    clock: Arc<dyn Clock>,
+    policy: BackwardsPolicy,
+    /// Node fields by their core name (`new Generator` only).
+    nodes: Vec<(String, u64)>,
+    /// `fromEtcd`'s settings (its own options only).
+    registry: Option<RegistrySettings>,
+}
+
+/// Which keys an options object may hold beside the clock and policy.
+#[derive(Clone, Copy, PartialEq)]
+enum Extra {
+    NodeFields,
+    Nothing,
+    Registry,
+}
+
+fn ms_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Result<Duration> {
+    Ok(Duration::from_millis(u64_arg(env, name, value)?))
+}
+
+/// `{ clock, onClockBackwards, maxBackwardsMs, ...node fields or etcd settings }`.
+fn read_options(
     env: &Env,
-    mut builder: GeneratorBuilder,
     layout: &polyflake::Layout,
     options: Option<&Object<'_>>,
-    node_fields_allowed: bool,
-) -> Result<Generator> {
+    extra: Extra,
+) -> Result<Options> {
     let mut policy = "wait".to_owned();
     let mut max_ms = BackwardsPolicy::DEFAULT_WAIT_MS;
+    let mut clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
+    let mut nodes = Vec::new();
+    let mut registry =
+        (extra == Extra::Registry).then(|| RegistrySettings::new(Vec::<String>::new()));
     if let Some(options) = options {
         for key in Object::keys(options)? {
             // An option set to `undefined` is an option not given.
@@ -37,18 +72,18 @@ fn configure(
             if value.get_type()? == ValueType::Undefined {
                 continue;
             }
-            match key.as_str() {
-                "onClockBackwards" => {
+            match (key.as_str(), registry.as_mut()) {
+                ("onClockBackwards", _) => {
                     policy = unsafe { value.cast::<String>() }.map_err(|_| {
                         wrong_type(env, "onClockBackwards", "'fail', 'wait' or 'logical'")
                     })?
                 }
-                "maxBackwardsMs" => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
-                "clock" => {
+                ("maxBackwardsMs", _) => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
+                ("clock", _) => {
                     if value.get_type()? == ValueType::String {
                         match unsafe { value.cast::<String>()? }.as_str() {
                             "monotonic" => {}
-                            "wall" => builder = builder.clock(WallClock),
+                            "wall" => clock = Arc::new(WallClock),
                             other => {
                                 return Err(Error::InvalidArgument(format!(
                                 "clock must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
@@ -57,24 +92,57 @@ fn configure(
                             }
                         }
                     } else {
-                        let clock: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
+                        let manual: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
                             .map_err(|_| {
                                 wrong_type(env, "clock", "'monotonic', 'wall' or a ManualClock")
                             })?;
-                        builder = builder.clock(clock.inner.clone());
+                        clock = Arc::new(manual.inner.clone());
                     }
                 }
-                _ if node_fields_allowed => {
+                ("endpoints", Some(settings)) => {
+                    settings.endpoints = if value.get_type()? == ValueType::String {
+                        polyflake::registry::parse_endpoints(&unsafe { value.cast::<String>()? })
+                    } else {
+                        unsafe { value.cast::<Vec<String>>() }.map_err(|_| {
+                            wrong_type(env, "endpoints", "a URL string or an array of them")
+                        })?
+                    }
+                }
+                ("prefix", Some(settings)) => {
+                    settings.prefix = unsafe { value.cast::<String>() }
+                        .map_err(|_| wrong_type(env, "prefix", "a string"))?
+                }
+                ("ttlMs", Some(settings)) => settings.ttl = ms_arg(env, "ttlMs", &value)?,
+                ("keepAliveMs", Some(settings)) => {
+                    settings.keep_alive = ms_arg(env, "keepAliveMs", &value)?
+                }
+                ("safetyMarginMs", Some(settings)) => {
+                    settings.safety_margin = ms_arg(env, "safetyMarginMs", &value)?
+                }
+                ("requestTimeoutMs", Some(settings)) => {
+                    settings.request_timeout = ms_arg(env, "requestTimeoutMs", &value)?
+                }
+                ("nodeRange", Some(settings)) => {
+                    let pair: Vec<Unknown<'_>> = unsafe { value.cast() }
+                        .map_err(|_| wrong_type(env, "nodeRange", "[start, stop]"))?;
+                    let [start, stop] = pair.as_slice() else {
+                        return Err(wrong_type(env, "nodeRange", "[start, stop]"));
+                    };
+                    settings.node_range = Some(
+                        u64_arg(env, "nodeRange[0]", start)?..u64_arg(env, "nodeRange[1]", stop)?,
+                    );
+                }
+                _ if extra == Extra::NodeFields => {
                     let field = layout
                         .node_fields()
                         .iter()
                         .find(|f| camel(f.name()) == key)
                         .map_or(key.clone(), |f| f.name().to_owned());
-                    builder = builder.node(field, u64_arg(env, &key, &value)?);
+                    nodes.push((field, u64_arg(env, &key, &value)?));
                 }
                 _ => {
                     return Err(Error::InvalidArgument(format!(
-                        "unknown option {key:?}: the identity comes from the environment"
+                        "unknown option {key:?}: the identity is not given by the caller here"
                     )))
                     .or_throw(env)
                 }
@@ -92,7 +160,34 @@ fn configure(
             .or_throw(env)
         }
     };
-    builder.on_clock_backwards(policy).build().or_throw(env)
+    Ok(Options {
+        clock,
+        policy,
+        nodes,
+        registry,
+    })
+}
+
+/// A generator whose identity is resolved (environment or registry).
+fn resolved(
+    env: &Env,
+    layout: &polyflake::Layout,
+    options: Options,
+    resolve: impl FnOnce(
+        &polyflake::Layout,
+        Arc<dyn Clock>,
+        Option<RegistrySettings>,
+    ) -> polyflake::Result<WorkerIdentity>,
+) -> Result<JsGenerator> {
+    let identity = resolve(layout, options.clock, options.registry).or_throw(env)?;
+    let inner = Generator::builder(layout.clone())
+        .identity(identity)
+        .on_clock_backwards(options.policy)
+        .build()
+        .or_throw(env)?;
+    Ok(JsGenerator {
+        inner: Arc::new(inner),
+    })
 }
 
 #[napi]
@@ -101,17 +196,19 @@ impl JsGenerator {
     #[napi(constructor, catch_unwind)]
     pub fn new(
         env: Env,
-        #[napi(
-            ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-        )]
-        layout: Unknown<'_>,
+        #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
         #[napi(ts_arg_type = "GeneratorOptions")] options: Option<Object<'_>>,
     ) -> Result<Self> {
         with_layout(&env, &layout, |layout| {
-            let builder = Generator::builder(layout.clone());
-            let inner = configure(&env, builder, layout, options.as_ref(), true)?;
+            let options = read_options(&env, layout, options.as_ref(), Extra::NodeFields)?;
+            let mut builder = Generator::builder(layout.clone())
+                .shared_clock(options.clock)
+                .on_clock_backwards(options.policy);
+            for (name, value) in options.nodes {
+                builder = builder.node(name, value);
+            }
             Ok(JsGenerator {
-                inner: Arc::new(inner),
+                inner: Arc::new(builder.build().or_throw(&env)?),
             })
         })
     }
@@ -121,19 +218,33 @@ impl JsGenerator {
     #[napi(factory, catch_unwind)]
     pub fn from_env(
         env: Env,
-        #[napi(
-            ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-        )]
-        layout: Unknown<'_>,
+        #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
         #[napi(ts_arg_type = "ClockOptions")] options: Option<Object<'_>>,
     ) -> Result<Self> {
-        // POLYFLAKE_ETCD_ENDPOINTS selects an etcd lease (polyflake-etcd).
-        polyflake_etcd::register();
         with_layout(&env, &layout, |layout| {
-            let builder = Generator::builder(layout.clone()).identity_from_env();
-            let inner = configure(&env, builder, layout, options.as_ref(), false)?;
-            Ok(JsGenerator {
-                inner: Arc::new(inner),
+            let options = read_options(&env, layout, options.as_ref(), Extra::Nothing)?;
+            resolved(&env, layout, options, |layout, clock, _| {
+                WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS)
+            })
+        })
+    }
+
+    /// A generator whose identity is leased from etcd (`endpoints`, and
+    /// optionally `prefix`, `ttlMs`, `keepAliveMs`, `safetyMarginMs`,
+    /// `requestTimeoutMs`, `nodeRange`). Builds without the `etcd` feature
+    /// refuse with `INVALID_ARGUMENT`.
+    #[napi(factory, catch_unwind)]
+    pub fn from_etcd(
+        env: Env,
+        #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
+        #[napi(ts_arg_type = "EtcdOptions")] options: Object<'_>,
+    ) -> Result<Self> {
+        with_layout(&env, &layout, |layout| {
+            let options = options_of(&env, layout, &options)?;
+            resolved(&env, layout, options, |layout, clock, settings| {
+                let settings =
+                    settings.unwrap_or_else(|| RegistrySettings::new(Vec::<String>::new()));
+                WorkerIdentity::resolve_registry(layout, CONNECTORS, "etcd", &settings, clock)
             })
         })
     }
@@ -196,15 +307,22 @@ pub fn bind_next_id_string<'env>(env: &'env Env, generator: &JsGenerator) -> Res
     crate::fast::bind_next_id(env, Arc::clone(&generator.inner), true)
 }
 
-/// A Rust panic, to prove it surfaces as a JS error (tests only).
+/// A Rust panic, to prove it surfaces as a JS error (test builds only).
+#[cfg(feature = "test-hooks")]
 #[napi(js_name = "_panicForTests", catch_unwind)]
 pub fn panic_for_tests() {
     panic!("a deliberate panic");
 }
 
 // A zero-argument native call returning a bigint: the floor the benchmark
-// compares nextId with.
+// compares nextId with (test builds only).
+#[cfg(feature = "test-hooks")]
 #[napi(js_name = "_floor")]
 pub fn floor() -> u64 {
     1
+}
+
+/// `fromEtcd`'s options: the etcd settings besides the clock and policy.
+fn options_of(env: &Env, layout: &polyflake::Layout, object: &Object<'_>) -> Result<Options> {
+    read_options(env, layout, Some(object), Extra::Registry)
 }

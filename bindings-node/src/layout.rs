@@ -111,9 +111,10 @@ impl JsLayout {
     }
 
     /// The preset names.
-    #[napi(getter)]
-    pub fn presets(&self) -> Vec<&'static str> {
-        PRESETS.to_vec()
+    /// The preset names, from the core (`Layout.PRESETS` in polyflake.js).
+    #[napi(ts_return_type = "PresetName[]")]
+    pub fn preset_names() -> Vec<&'static str> {
+        polyflake::PRESETS.to_vec()
     }
     #[napi(getter)]
     pub fn name(&self) -> String {

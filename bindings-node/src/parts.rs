@@ -14,10 +14,7 @@ use crate::layout::with_layout;
 #[napi(catch_unwind)]
 pub fn compose(
     env: Env,
-    #[napi(
-        ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-    )]
-    layout: Unknown<'_>,
+    #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
     #[napi(ts_arg_type = "ComposeParts")] parts: Object<'_>,
 ) -> Result<u64> {
     with_layout(&env, &layout, |layout| {
@@ -61,10 +58,7 @@ pub fn compose(
 )]
 pub fn bind_decode<'env>(
     env: &'env Env,
-    #[napi(
-        ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-    )]
-    layout: Unknown<'_>,
+    #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
     out: Float64Array,
 ) -> Result<Unknown<'env>> {
     let layout = with_layout(env, &layout, |layout| Ok(layout.clone()))?;
@@ -114,10 +108,7 @@ pub struct Segment {
 pub fn explain(
     env: Env,
     #[napi(ts_arg_type = "bigint | string | number")] id: Unknown<'_>,
-    #[napi(
-        ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-    )]
-    layout: Unknown<'_>,
+    #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
 ) -> Result<Vec<Segment>> {
     let id = u64_arg(&env, "id", &id)?;
     with_layout(&env, &layout, |layout| {
@@ -142,10 +133,7 @@ pub fn explain(
 #[napi(catch_unwind)]
 pub fn min_id(
     env: Env,
-    #[napi(
-        ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-    )]
-    layout: Unknown<'_>,
+    #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
     #[napi(ts_arg_type = "number | bigint | string | Date")] timestamp_ms: Unknown<'_>,
 ) -> Result<u64> {
     let ts = timestamp_arg(&env, "timestampMs", &timestamp_ms)?;
@@ -156,10 +144,7 @@ pub fn min_id(
 #[napi(catch_unwind)]
 pub fn max_id(
     env: Env,
-    #[napi(
-        ts_arg_type = "Layout | 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'sonyflake'"
-    )]
-    layout: Unknown<'_>,
+    #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
     #[napi(ts_arg_type = "number | bigint | string | Date")] timestamp_ms: Unknown<'_>,
 ) -> Result<u64> {
     let ts = timestamp_arg(&env, "timestampMs", &timestamp_ms)?;

@@ -4,16 +4,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use std::sync::Arc;
 
-use polyflake::{BackwardsPolicy, Error, Generator, GeneratorBuilder, TryNext, WallClock};
+use polyflake::{
+    BackwardsPolicy, Clock, Error, Generator, GeneratorBuilder, Layout, MonotonicClock, TryNext,
+    WallClock, WorkerIdentity,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
 use crate::args::u64_arg;
 use crate::clock::PyManualClock;
 use crate::error::{to_py, wrong_type, IntoPyResult};
-use crate::etcd::lease_arg;
 use crate::layout::{layout_arg, PyLayout};
 use crate::parts::named_values;
+use crate::registry::{settings_arg, CONNECTORS};
 
 /// Bumped in a child process after `fork` (registered by `polyflake/__init__.py`).
 static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -58,9 +61,44 @@ fn policy_arg(name: &str, max_ms: u64) -> PyResult<BackwardsPolicy> {
     }
 }
 
+/// The clock argument: `'monotonic'`, `'wall'` or a `ManualClock`.
+fn clock_arg(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<dyn Clock>> {
+    let Some(clock) = clock else {
+        return Ok(Arc::new(MonotonicClock::new()));
+    };
+    if let Ok(manual) = clock.cast::<PyManualClock>() {
+        return Ok(Arc::new(manual.get().inner.clone()));
+    }
+    if let Ok(name) = clock.cast::<PyString>() {
+        return match name.to_cow()?.as_ref() {
+            "monotonic" => Ok(Arc::new(MonotonicClock::new())),
+            "wall" => Ok(Arc::new(WallClock)),
+            other => Err(Error::InvalidArgument(format!(
+                "clock must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
+            )))
+            .py_err(),
+        };
+    }
+    Err(wrong_type(
+        "clock",
+        "'monotonic', 'wall' or a ManualClock",
+        clock,
+    ))
+}
+
+/// Resolves an identity on the generator's clock.
+type Resolver =
+    Box<dyn FnOnce(&Layout, Arc<dyn Clock>) -> polyflake::Result<WorkerIdentity> + Send>;
+
+/// How the identity is had once the clock is known.
+enum IdentityFrom {
+    Given(Box<GeneratorBuilder>),
+    Resolved(Resolver),
+}
+
 impl PyGenerator {
     fn build(
-        builder: GeneratorBuilder,
+        identity: IdentityFrom,
         layout: Bound<'_, PyLayout>,
         clock: Option<&Bound<'_, PyAny>>,
         on_clock_backwards: &str,
@@ -70,31 +108,21 @@ impl PyGenerator {
             Some(v) => u64_arg("max_backwards_ms", v)?,
             None => BackwardsPolicy::DEFAULT_WAIT_MS,
         };
-        let mut builder = builder.on_clock_backwards(policy_arg(on_clock_backwards, max_ms)?);
-        if let Some(clock) = clock {
-            if let Ok(manual) = clock.cast::<PyManualClock>() {
-                builder = builder.clock(manual.get().inner.clone());
-            } else if let Ok(name) = clock.cast::<PyString>() {
-                match name.to_cow()?.as_ref() {
-                    "monotonic" => {}
-                    "wall" => builder = builder.clock(WallClock),
-                    other => {
-                        return Err(Error::InvalidArgument(format!(
-                            "clock must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
-                        )))
-                        .py_err()
-                    }
-                }
-            } else {
-                return Err(wrong_type(
-                    "clock",
-                    "'monotonic', 'wall' or a ManualClock",
-                    clock,
-                ));
-            }
-        }
-        // Building may wait out a high-water mark: let other threads run.
-        let inner = layout.py().detach(|| builder.build()).py_err()?;
+        let policy = policy_arg(on_clock_backwards, max_ms)?;
+        let clock = clock_arg(clock)?;
+        let core_layout = layout.get().inner.clone();
+        // Resolving may lock files or wait on the network: let other threads run.
+        let inner = layout
+            .py()
+            .detach(|| {
+                let builder = match identity {
+                    IdentityFrom::Given(builder) => builder.shared_clock(clock),
+                    IdentityFrom::Resolved(resolve) => Generator::builder(core_layout.clone())
+                        .identity(resolve(&core_layout, clock)?),
+                };
+                builder.on_clock_backwards(policy).build()
+            })
+            .py_err()?;
         Ok(PyGenerator {
             inner,
             layout: layout.unbind(),
@@ -119,7 +147,13 @@ impl PyGenerator {
         for (name, value) in named_values(node_fields)? {
             builder = builder.node(name, value);
         }
-        Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
+        Self::build(
+            IdentityFrom::Given(Box::new(builder)),
+            layout,
+            clock,
+            on_clock_backwards,
+            max_backwards_ms,
+        )
     }
 
     /// A generator whose worker identity follows the environment (see
@@ -134,8 +168,10 @@ impl PyGenerator {
         max_backwards_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
-        let builder = Generator::builder(layout.get().inner.clone()).identity_from_env();
-        Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
+        let resolve = IdentityFrom::Resolved(Box::new(|layout: &Layout, clock| {
+            WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS)
+        }));
+        Self::build(resolve, layout, clock, on_clock_backwards, max_backwards_ms)
     }
 
     /// A generator whose worker identity is leased from etcd: the lowest free
@@ -144,7 +180,7 @@ impl PyGenerator {
     /// identity is claimed when etcd answers again. Durations in seconds.
     #[staticmethod]
     #[pyo3(signature = (
-        layout, endpoints, *, prefix = "/polyflake", ttl = None, keep_alive = None,
+        layout, endpoints, *, prefix = None, ttl = None, keep_alive = None,
         safety_margin = None, request_timeout = None, node_range = None, clock = None,
         on_clock_backwards = "wait", max_backwards_ms = None
     ))]
@@ -152,7 +188,7 @@ impl PyGenerator {
     fn from_etcd(
         layout: &Bound<'_, PyAny>,
         endpoints: &Bound<'_, PyAny>,
-        prefix: &str,
+        prefix: Option<&str>,
         ttl: Option<&Bound<'_, PyAny>>,
         keep_alive: Option<&Bound<'_, PyAny>>,
         safety_margin: Option<&Bound<'_, PyAny>>,
@@ -163,14 +199,16 @@ impl PyGenerator {
         max_backwards_ms: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
-        let lease = lease_arg(
+        let settings = settings_arg(
             endpoints,
             prefix,
             [ttl, keep_alive, safety_margin, request_timeout],
             node_range.as_ref().map(|(a, b)| (a, b)),
         )?;
-        let builder = Generator::builder(layout.get().inner.clone()).remote_lease(Arc::new(lease));
-        Self::build(builder, layout, clock, on_clock_backwards, max_backwards_ms)
+        let resolve = IdentityFrom::Resolved(Box::new(move |layout: &Layout, clock| {
+            WorkerIdentity::resolve_registry(layout, CONNECTORS, "etcd", &settings, clock)
+        }));
+        Self::build(resolve, layout, clock, on_clock_backwards, max_backwards_ms)
     }
 
     /// Where the worker identity came from.

@@ -7,22 +7,29 @@ mod args;
 mod clock;
 mod encoding;
 mod error;
-mod etcd;
 mod generator;
 mod layout;
 mod parts;
+mod registry;
 
 // Every wrapped type is `Sync` (the core generator is lock-free), so the
 // module is safe on free-threaded Python.
 #[pymodule(gil_used = false)]
 fn _polyflake(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    // `Generator.from_env` follows POLYFLAKE_ETCD_ENDPOINTS.
-    polyflake_etcd::register();
     m.add_class::<layout::PyLayout>()?;
     m.add_class::<clock::PyManualClock>()?;
     parts::register(m)?;
     encoding::register(m)?;
     generator::register(m)?;
+    #[cfg(feature = "test-hooks")]
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())
+}
+
+/// A Rust panic, to prove it surfaces as an exception (test builds only).
+#[cfg(feature = "test-hooks")]
+#[pyfunction]
+fn _panic_for_tests() {
+    panic!("a deliberate panic");
 }

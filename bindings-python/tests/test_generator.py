@@ -150,6 +150,29 @@ def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert (tmp_path / "snowflake" / "node-0.lock").exists()
 
 
+def test_every_identity_variable_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in list(os.environ):
+        if key.startswith("POLYFLAKE_"):
+            monkeypatch.delenv(key)
+    # `snowflake`'s one field is `node_id`: its field variable is POLYFLAKE_NODE_ID.
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "17")
+    assert polyflake.Generator.from_env("snowflake").node_fields == [("node_id", 17)]
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "")
+    with pytest.raises(polyflake.InvalidArgumentError, match="POLYFLAKE_NODE_ID is set but empty"):
+        polyflake.Generator.from_env("snowflake")
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "3")
+    monkeypatch.setenv("POLYFLAKE_ETCD_ENDPOINTS", "http://127.0.0.1:1")
+    with pytest.raises(polyflake.InvalidArgumentError, match="more than one way"):
+        polyflake.Generator.from_env("twitter")
+
+
+def test_a_rust_panic_is_an_exception_not_a_crash() -> None:
+    with pytest.raises(BaseException, match="deliberate panic") as e:
+        polyflake._polyflake._panic_for_tests()
+    assert type(e.value).__name__ == "PanicException"
+    assert polyflake.decode(polyflake.min_id("twitter", 1700000000000), "twitter")
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_leases_an_identity_of_its_own(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path

@@ -15,7 +15,11 @@ region: int = parts.region
 when = parts.datetime.isoformat()
 segments: list[polyflake.Segment] = polyflake.explain(first, "twitter")
 bits: str = segments[0].bits
-text = polyflake.format_id(first, "base58")
+text: str = polyflake.format_id(first, "base58")
+raw: bytes = polyflake.format_id(first, "bytes")
+decimal: str = polyflake.format_id(first)
+encoding: polyflake.Encoding = "hex"
+like: polyflake.LayoutLike = "twitter"
 back: int = polyflake.parse_id(text, "base58")
 clock = polyflake.ManualClock(1_700_000_000_000)
 test_generator = polyflake.Generator("snowflake", clock=clock, node_id=1)

@@ -176,12 +176,11 @@ fn colour() -> bool {
 fn next(args: NextArgs, out: &mut impl Write) -> Result<(), String> {
     let layout = layout(&args.layout)?;
     let format = encoding("--format", &args.format)?;
-    let builder = Generator::builder(layout.clone());
-    let builder = match args.nodes.resolve(&layout)? {
-        Some(nodes) => builder.nodes(&nodes),
-        None => builder.identity_from_env(),
-    };
-    let generator = builder.build().map_err(|e| e.to_string())?;
+    let generator = match args.nodes.resolve(&layout)? {
+        Some(nodes) => Generator::new(layout.clone(), &nodes),
+        None => Generator::from_env_with(layout.clone(), CONNECTORS),
+    }
+    .map_err(|e| e.to_string())?;
     eprintln!(
         "polyflake: layout {}, identity: {}",
         layout.name(),
@@ -276,9 +275,13 @@ fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
     writeln!(out, "{}", show(id, encoding("--to", &args.to)?)).map_err(|e| e.to_string())
 }
 
+/// The registries this build can lease identities from.
+#[cfg(feature = "etcd")]
+const CONNECTORS: &[&dyn polyflake::LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
+#[cfg(not(feature = "etcd"))]
+const CONNECTORS: &[&dyn polyflake::LeaseConnector] = &[];
+
 fn main() -> ExitCode {
-    #[cfg(feature = "etcd")]
-    polyflake_etcd::register();
     std::panic::set_hook(Box::new(|info| {
         eprintln!("polyflake: internal error: {info}");
     }));

@@ -1,7 +1,7 @@
-//! Identities held from a registry that can lapse (an etcd lease).
+//! Identities held from a registry that can lapse (a remote lease).
 //!
 //! The registry client lives outside the core (its own crate, with its own
-//! async runtime); it talks to the generator only through a [`Tenure`]: it
+//! async runtime, reached through a [`LeaseConnector`](crate::registry::LeaseConnector)); it talks to the generator only through a [`Tenure`]: it
 //! stamps how long the held identity may still be used, says when it is
 //! lost, and offers a new one. The generator checks the stamp on every ID
 //! (one atomic load, against the clock reading it takes anyway), so a process
@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::clock::Clock;
 use crate::error::Result;
@@ -24,7 +24,7 @@ pub struct Claim {
     /// The high-water mark kept for this identity; writes to it must fail
     /// once the identity is no longer held.
     pub mark: Arc<dyn MarkStore>,
-    /// Where the identity came from, for people (`etcd lease on node 3 …`).
+    /// Where the identity came from, for people (`lease on node 3 …`).
     pub source: String,
     /// Until when, on the generator's clock, IDs may be issued under the
     /// claim unless it is renewed.
@@ -207,22 +207,4 @@ impl Tenure {
             }
         }
     }
-}
-
-/// Opens an etcd lease from `POLYFLAKE_ETCD_ENDPOINTS` (endpoint URLs) and
-/// `POLYFLAKE_ETCD_PREFIX`.
-pub type EtcdConnector = fn(endpoints: &[String], prefix: &str) -> Result<Arc<dyn RemoteLease>>;
-
-static ETCD_CONNECTOR: OnceLock<EtcdConnector> = OnceLock::new();
-
-/// Lets [`Generator::from_env`](crate::Generator::from_env) open etcd leases.
-/// The etcd client is a crate of its own (`polyflake-etcd`, with an async
-/// runtime the core does without); it registers itself here. The first
-/// registration stays.
-pub fn register_etcd_connector(connector: EtcdConnector) {
-    let _ = ETCD_CONNECTOR.set(connector);
-}
-
-pub(crate) fn etcd_connector() -> Option<EtcdConnector> {
-    ETCD_CONNECTOR.get().copied()
 }

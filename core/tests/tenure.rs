@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use polyflake::{
     Claim, Clock, Error, Generator, Layout, ManualClock, MarkStore, RemoteLease, Result, Tenure,
+    WorkerIdentity,
 };
 
 #[derive(Debug, Default)]
@@ -57,9 +58,11 @@ fn setup(start: i64) -> (Generator, ManualClock, Arc<Tenure>, Arc<MemoryMark>) {
         ttl_ms: 8_000,
         tenure: Mutex::new(None),
     });
-    let g = Generator::builder(Layout::twitter())
-        .clock(clock.clone())
-        .remote_lease(lease.clone())
+    let layout = Layout::twitter();
+    let identity =
+        WorkerIdentity::resolve_remote(&layout, lease.clone(), Arc::new(clock.clone())).unwrap();
+    let g = Generator::builder(layout)
+        .identity(identity)
         .build()
         .unwrap();
     let tenure = lease.tenure.lock().unwrap().clone().unwrap();
@@ -176,9 +179,12 @@ fn a_remote_lease_takes_no_node_fields() {
         ttl_ms: 1_000,
         tenure: Mutex::new(None),
     });
-    let err = Generator::builder(Layout::twitter())
+    let layout = Layout::twitter();
+    let identity =
+        WorkerIdentity::resolve_remote(&layout, lease, Arc::new(ManualClock::new(0))).unwrap();
+    let err = Generator::builder(layout)
         .nodes(&[1, 1])
-        .remote_lease(lease)
+        .identity(identity)
         .build()
         .unwrap_err();
     assert_eq!(err.code(), "INVALID_ARGUMENT");

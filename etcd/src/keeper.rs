@@ -18,7 +18,7 @@ use tokio::sync::watch;
 use tokio::time::{sleep, timeout};
 
 use crate::mark::EtcdMark;
-use crate::Settings;
+use polyflake::RegistrySettings as Settings;
 
 pub(crate) struct Keeper {
     settings: Settings,
@@ -114,7 +114,7 @@ impl Keeper {
             let _ = client.lease_revoke(held.lease_id).await;
             return;
         }
-        let margin_ms = s.margin.as_millis() as i64;
+        let margin_ms = s.safety_margin.as_millis() as i64;
         let mut stream: Option<KeepAlive> = None;
         loop {
             tokio::select! {
@@ -198,7 +198,7 @@ impl Keeper {
             .await
             .map_err(etcd)?;
         let lease_id = lease.id();
-        let valid_until_ms = sent_ms + lease.ttl() * 1000 - s.margin.as_millis() as i64;
+        let valid_until_ms = sent_ms + lease.ttl() * 1000 - s.safety_margin.as_millis() as i64;
         let taken = client
             .get(
                 self.workers.as_str(),
@@ -218,7 +218,7 @@ impl Keeper {
             })
             .collect();
         let space = node_space(&self.layout).min(u128::from(u64::MAX)) as u64;
-        let range = match &s.nodes {
+        let range = match &s.node_range {
             Some(r) => r.start..r.end.min(space),
             None => 0..space,
         };

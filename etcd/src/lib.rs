@@ -12,19 +12,27 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use polyflake::{Generator, Layout};
+//! use polyflake::{Generator, Layout, WorkerIdentity};
 //! use polyflake_etcd::EtcdLease;
 //!
 //! let lease = EtcdLease::new(["http://127.0.0.1:2379"]).prefix("/ids");
-//! let generator = Generator::builder(Layout::twitter())
-//!     .remote_lease(Arc::new(lease))
-//!     .build()?;
+//! let layout = Layout::twitter();
+//! let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::MonotonicClock::new());
+//! let identity = WorkerIdentity::resolve_remote(&layout, Arc::new(lease), clock)?;
+//! let generator = Generator::builder(layout).identity(identity).build()?;
 //! println!("{} from {}", generator.next_id()?, generator.identity_source());
 //! # Ok::<(), polyflake::Error>(())
 //! ```
 //!
-//! `polyflake_etcd::register()` lets `Generator::from_env` follow
-//! `POLYFLAKE_ETCD_ENDPOINTS` and `POLYFLAKE_ETCD_PREFIX`.
+//! With [`EtcdConnector`], `Generator::from_env_with` (and every binding's
+//! `from_env`, in builds with the `etcd` feature) follows
+//! `POLYFLAKE_ETCD_ENDPOINTS` and `POLYFLAKE_ETCD_PREFIX`:
+//!
+//! ```no_run
+//! use polyflake::{Generator, Layout};
+//! let generator = Generator::from_env_with(Layout::twitter(), &[&polyflake_etcd::EtcdConnector])?;
+//! # Ok::<(), polyflake::Error>(())
+//! ```
 
 mod keeper;
 mod mark;
@@ -35,38 +43,22 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use polyflake::{Claim, Clock, Error, Layout, RemoteLease, Result, Tenure};
+pub use polyflake::registry::{
+    DEFAULT_KEEP_ALIVE, DEFAULT_PREFIX, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SAFETY_MARGIN, DEFAULT_TTL,
+};
+use polyflake::{
+    Claim, Clock, Error, Layout, LeaseConnector, RegistrySettings, RemoteLease, Result, Tenure,
+};
 use tokio::sync::watch;
 
 pub use mark::EtcdMark;
 
-/// The default lease TTL.
-pub const DEFAULT_TTL: Duration = Duration::from_secs(10);
-/// The default keep-alive period.
-pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(3);
-/// The default safety margin: IDs are refused this long before the lease
-/// could expire at etcd.
-pub const DEFAULT_MARGIN: Duration = Duration::from_secs(2);
-/// The default bound on one request to etcd.
-pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
-
 /// An etcd lease for one generator's worker identity. Configure it, then give
-/// it to [`polyflake::GeneratorBuilder::remote_lease`]; dropping the
+/// it to [`polyflake::WorkerIdentity::resolve_remote`]; dropping the
 /// generator stops the keep-alive and revokes the lease, which frees the key.
 pub struct EtcdLease {
-    settings: Settings,
+    settings: RegistrySettings,
     running: Mutex<Option<Running>>,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct Settings {
-    pub(crate) endpoints: Vec<String>,
-    pub(crate) prefix: String,
-    pub(crate) ttl: Duration,
-    pub(crate) keep_alive: Duration,
-    pub(crate) margin: Duration,
-    pub(crate) request_timeout: Duration,
-    pub(crate) nodes: Option<Range<u64>>,
 }
 
 struct Running {
@@ -87,19 +79,13 @@ impl EtcdLease {
     /// under the prefix `/polyflake`, TTL 10 s, keep-alive every 3 s, refusing
     /// 2 s before the lease could expire.
     pub fn new<E: AsRef<str>>(endpoints: impl IntoIterator<Item = E>) -> EtcdLease {
+        EtcdLease::with_settings(RegistrySettings::new(endpoints))
+    }
+
+    /// A lease held under `settings` (the core's defaults, as every binding builds them).
+    pub fn with_settings(settings: RegistrySettings) -> EtcdLease {
         EtcdLease {
-            settings: Settings {
-                endpoints: endpoints
-                    .into_iter()
-                    .map(|e| e.as_ref().to_owned())
-                    .collect(),
-                prefix: "/polyflake".to_owned(),
-                ttl: DEFAULT_TTL,
-                keep_alive: DEFAULT_KEEP_ALIVE,
-                margin: DEFAULT_MARGIN,
-                request_timeout: DEFAULT_REQUEST_TIMEOUT,
-                nodes: None,
-            },
+            settings,
             running: Mutex::new(None),
         }
     }
@@ -124,7 +110,7 @@ impl EtcdLease {
     /// How long before the lease could expire IDs are refused (default 2 s).
     #[must_use]
     pub fn safety_margin(mut self, margin: Duration) -> Self {
-        self.settings.margin = margin;
+        self.settings.safety_margin = margin;
         self
     }
     /// The bound on one request to etcd (default 2 s).
@@ -139,52 +125,14 @@ impl EtcdLease {
     /// identities. Default: the layout's whole node space.
     #[must_use]
     pub fn node_range(mut self, range: Range<u64>) -> Self {
-        self.settings.nodes = Some(range);
+        self.settings.node_range = Some(range);
         self
-    }
-
-    fn validate(&self) -> Result<()> {
-        let s = &self.settings;
-        let bad = |why: String| Err(Error::InvalidArgument(why));
-        if s.endpoints.is_empty() {
-            return bad("an etcd lease needs at least one endpoint".into());
-        }
-        if s.ttl.subsec_nanos() != 0 || s.ttl < Duration::from_secs(2) {
-            return bad(format!(
-                "the etcd lease TTL must be whole seconds, at least 2 (got {:?})",
-                s.ttl
-            ));
-        }
-        if s.margin.is_zero() || s.margin >= s.ttl {
-            return bad(format!(
-                "the safety margin ({:?}) must be above zero and below the TTL ({:?})",
-                s.margin, s.ttl
-            ));
-        }
-        if s.keep_alive.is_zero() || s.keep_alive + s.request_timeout >= s.ttl - s.margin {
-            return bad(format!(
-                "keep-alive every {:?} plus a request timeout of {:?} must be shorter than the TTL minus the margin ({:?})",
-                s.keep_alive,
-                s.request_timeout,
-                s.ttl - s.margin
-            ));
-        }
-        if matches!(&s.nodes, Some(r) if r.is_empty()) {
-            return bad(format!("the node range {:?} is empty", s.nodes));
-        }
-        if !s.prefix.starts_with('/') {
-            return bad(format!(
-                "the etcd key prefix {:?} must start with '/'",
-                s.prefix
-            ));
-        }
-        Ok(())
     }
 }
 
 impl RemoteLease for EtcdLease {
     fn start(&self, layout: &Layout, clock: Arc<dyn Clock>, tenure: Arc<Tenure>) -> Result<Claim> {
-        self.validate()?;
+        self.settings.validate()?;
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         if running.is_some() {
             return Err(Error::InvalidArgument(
@@ -233,12 +181,18 @@ impl Drop for EtcdLease {
     }
 }
 
-fn connect_from_env(endpoints: &[String], prefix: &str) -> Result<Arc<dyn RemoteLease>> {
-    Ok(Arc::new(EtcdLease::new(endpoints).prefix(prefix)))
-}
+/// Opens etcd leases for identity resolution: hand it to
+/// [`polyflake::WorkerIdentity::resolve_from_env`] or
+/// [`polyflake::Generator::from_env_with`] so that `POLYFLAKE_ETCD_ENDPOINTS`
+/// (and `POLYFLAKE_ETCD_PREFIX`) select an etcd lease.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EtcdConnector;
 
-/// Lets `Generator::from_env` (and every binding's `from_env`) open an etcd
-/// lease when `POLYFLAKE_ETCD_ENDPOINTS` is set. Call it once, early.
-pub fn register() {
-    polyflake::register_etcd_connector(connect_from_env);
+impl LeaseConnector for EtcdConnector {
+    fn name(&self) -> &str {
+        "etcd"
+    }
+    fn connect(&self, settings: &RegistrySettings) -> Result<Arc<dyn RemoteLease>> {
+        Ok(Arc::new(EtcdLease::with_settings(settings.clone())))
+    }
 }

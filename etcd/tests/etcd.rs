@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use polyflake::{Generator, Layout};
-use polyflake_etcd::EtcdLease;
+use polyflake::{Generator, Layout, WorkerIdentity};
+use polyflake_etcd::{EtcdConnector, EtcdLease};
 use support::{signal, Etcd};
 
 const CHILD: &str = "POLYFLAKE_TEST_CHILD";
@@ -24,6 +24,14 @@ const CHILD: &str = "POLYFLAKE_TEST_CHILD";
 /// exercised through the CLI.
 const TTL: Duration = Duration::from_secs(4);
 const MARGIN: Duration = Duration::from_secs(1);
+
+/// A twitter-layout generator holding an identity from `lease`.
+fn leased(lease: Arc<EtcdLease>) -> polyflake::Result<Generator> {
+    let layout = Layout::twitter();
+    let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::MonotonicClock::new());
+    let identity = WorkerIdentity::resolve_remote(&layout, lease, clock)?;
+    Generator::builder(layout).identity(identity).build()
+}
 
 fn lease(endpoint: &str, prefix: &str) -> EtcdLease {
     EtcdLease::new([endpoint])
@@ -48,10 +56,7 @@ fn child_generator() {
     // libtest has printed "test child_generator ... " without a newline.
     writeln!(out).unwrap();
     let lease = lease(&endpoint, &var("POLYFLAKE_TEST_PREFIX")).node_range(0..nodes);
-    let generator = match Generator::builder(Layout::twitter())
-        .remote_lease(Arc::new(lease))
-        .build()
-    {
+    let generator = match leased(Arc::new(lease)) {
         Ok(g) => g,
         Err(e) => {
             writeln!(out, "fail {} {e}", e.code()).unwrap();
@@ -296,10 +301,7 @@ fn a_killed_holder_is_taken_over_after_its_ttl_and_past_its_mark() {
 #[test]
 fn a_generator_refuses_before_its_lease_can_expire_and_recovers() {
     let etcd = Etcd::start();
-    let generator = Generator::builder(Layout::twitter())
-        .remote_lease(Arc::new(lease(&etcd.endpoint, &prefix("pause-etcd"))))
-        .build()
-        .unwrap();
+    let generator = leased(Arc::new(lease(&etcd.endpoint, &prefix("pause-etcd")))).unwrap();
     let mut issued = generator.next_ids(1000).unwrap();
     std::thread::sleep(Duration::from_millis(1500));
     issued.extend(generator.next_ids(1000).unwrap());
@@ -420,22 +422,35 @@ fn unreachable_etcd_and_bad_settings_are_clear_errors() {
         .local_addr()
         .unwrap()
         .port();
-    let err = Generator::builder(Layout::twitter())
-        .remote_lease(Arc::new(
-            lease(&format!("http://127.0.0.1:{port}"), "/p")
-                .request_timeout(Duration::from_millis(300)),
-        ))
-        .build()
-        .unwrap_err();
+    let err = leased(Arc::new(
+        lease(&format!("http://127.0.0.1:{port}"), "/p")
+            .request_timeout(Duration::from_millis(300)),
+    ))
+    .unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("cannot reach etcd"), "{err}");
 
-    let err = Generator::builder(Layout::twitter())
-        .remote_lease(Arc::new(
-            EtcdLease::new(["http://127.0.0.1:1"]).ttl(Duration::from_secs(3)),
-        ))
-        .build()
-        .unwrap_err();
+    let err = leased(Arc::new(
+        EtcdLease::new(["http://127.0.0.1:1"]).ttl(Duration::from_secs(3)),
+    ))
+    .unwrap_err();
     assert_eq!(err.code(), "INVALID_ARGUMENT");
     assert!(err.to_string().contains("shorter than the TTL"), "{err}");
+
+    // The environment selects the connector by name; without it, the
+    // variable is refused, never ignored.
+    let vars: std::collections::HashMap<String, String> = [(
+        "POLYFLAKE_ETCD_ENDPOINTS".to_owned(),
+        format!("http://127.0.0.1:{port}"),
+    )]
+    .into();
+    let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::MonotonicClock::new());
+    let err =
+        WorkerIdentity::resolve_from(&Layout::twitter(), &vars, clock.clone(), &[]).unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert!(err.to_string().contains("--features etcd"), "{err}");
+    let err = WorkerIdentity::resolve_from(&Layout::twitter(), &vars, clock, &[&EtcdConnector])
+        .unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(err.to_string().contains("cannot reach etcd"), "{err}");
 }

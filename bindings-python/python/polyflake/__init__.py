@@ -29,6 +29,7 @@ from ._polyflake import (
     min_id,
     parse_id,
 )
+from ._types import Encoding, LayoutLike
 from .errors import (
     ClockMovedBackwardsError,
     FieldOutOfRangeError,
@@ -43,6 +44,7 @@ from .errors import (
 
 __all__ = [
     "ENCODINGS",
+    "Encoding",
     "ClockMovedBackwardsError",
     "FieldOutOfRangeError",
     "Generator",
@@ -50,6 +52,7 @@ __all__ = [
     "InvalidEncodingError",
     "InvalidLayoutError",
     "Layout",
+    "LayoutLike",
     "LeaseLostError",
     "ManualClock",
     "Parts",

@@ -1,15 +1,35 @@
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import ClassVar, Literal, final
+from typing import ClassVar, Literal, final, overload
 
 from typing_extensions import TypeAlias
 
+from ._types import Encoding, LayoutLike
+
+# As the native module sets it; `_panic_for_tests` exists in test builds only.
+__all__ = [
+    "__version__",
+    "Layout",
+    "ManualClock",
+    "compose",
+    "decode",
+    "explain",
+    "min_id",
+    "max_id",
+    "Parts",
+    "Segment",
+    "format_id",
+    "parse_id",
+    "ENCODINGS",
+    "Generator",
+    "_after_fork_in_child",
+    "_panic_for_tests",
+]
 __version__: str
 ENCODINGS: list[str]
 
-LayoutLike: TypeAlias = Layout | str
-Encoding: TypeAlias = Literal[
-    "decimal", "hex", "base2", "base32", "base36", "base58", "base64", "crockford32", "bytes"
+_TextEncoding: TypeAlias = Literal[
+    "decimal", "hex", "base2", "base32", "base36", "base58", "base64", "crockford32"
 ]
 
 @final
@@ -20,7 +40,7 @@ class Layout:
     DISCORD: ClassVar[Layout]
     INSTAGRAM: ClassVar[Layout]
     SONYFLAKE: ClassVar[Layout]
-    def __init__(self, name: str) -> None: ...
+    def __new__(cls, name: str) -> Layout: ...
     @staticmethod
     def preset(name: str) -> Layout: ...
     @staticmethod
@@ -52,7 +72,7 @@ class Layout:
     def max_timestamp_ms(self) -> int: ...
     @property
     def nodes(self) -> list[tuple[str, int]]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -72,7 +92,7 @@ class Parts:
     def __getattr__(self, name: str) -> int: ...
     def _asdict(self) -> dict[str, int]: ...
     def to_dict(self) -> dict[str, int]: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -87,7 +107,7 @@ class Segment:
 
 @final
 class ManualClock:
-    def __init__(self, now_ms: int) -> None: ...
+    def __new__(cls, now_ms: int) -> ManualClock: ...
     @property
     def now_ms(self) -> int: ...
     def set(self, now_ms: int) -> None: ...
@@ -95,15 +115,15 @@ class ManualClock:
 
 @final
 class Generator:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         layout: LayoutLike,
         *,
         clock: Literal["monotonic", "wall"] | ManualClock | None = None,
         on_clock_backwards: Literal["fail", "wait", "logical"] = "wait",
         max_backwards_ms: int | None = None,
         **node_fields: int,
-    ) -> None: ...
+    ) -> Generator: ...
     @staticmethod
     def from_env(
         layout: LayoutLike,
@@ -117,7 +137,7 @@ class Generator:
         layout: LayoutLike,
         endpoints: str | Sequence[str],
         *,
-        prefix: str = "/polyflake",
+        prefix: str | None = None,
         ttl: float | None = None,
         keep_alive: float | None = None,
         safety_margin: float | None = None,
@@ -141,6 +161,10 @@ def decode(id: int, layout: LayoutLike) -> Parts: ...
 def explain(id: int, layout: LayoutLike) -> list[Segment]: ...
 def min_id(layout: LayoutLike, timestamp_ms: int) -> int: ...
 def max_id(layout: LayoutLike, timestamp_ms: int) -> int: ...
-def format_id(id: int, encoding: Encoding = "decimal") -> str | bytes: ...
-def parse_id(text: str | bytes, encoding: Encoding = "decimal") -> int: ...
+@overload
+def format_id(id: int, encoding: Literal["bytes"]) -> bytes: ...
+@overload
+def format_id(id: int, encoding: _TextEncoding | None = None) -> str: ...
+def parse_id(text: str | bytes, encoding: Encoding | None = None) -> int: ...
 def _after_fork_in_child() -> None: ...
+def _panic_for_tests() -> None: ...  # test builds only (feature `test-hooks`)

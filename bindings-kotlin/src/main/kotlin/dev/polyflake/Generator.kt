@@ -7,6 +7,8 @@ import dev.polyflake.ffi.FfiGenerator
 import dev.polyflake.ffi.FfiIdentity
 import dev.polyflake.ffi.FfiManualClock
 import dev.polyflake.ffi.FfiNodeValue
+import dev.polyflake.ffi.FfiRegistrySettings
+import java.time.Duration
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicLong
 
@@ -49,9 +51,6 @@ internal object FastPath {
     @JvmStatic external fun polyflake_decode(handle: Long, id: Long, out: LongArray, len: Int): Int
 
     @JvmStatic external fun polyflake_layout_release(handle: Long)
-
-    /** A trivial call, the floor the benchmark compares nextId with. */
-    @JvmStatic external fun polyflake_floor(): Long
 }
 
 private const val NO_ID = -1L
@@ -130,6 +129,39 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
         @JvmOverloads
         fun fromEnv(layout: Layout, clock: Clock = Clock.Monotonic, onClockBackwards: OnClockBackwards = OnClockBackwards.Wait()): Generator =
             Generator(create(layout, FfiIdentity.Environment, clock, onClockBackwards))
+
+        /**
+         * A generator whose identity is leased from etcd at [endpoints]; every other
+         * setting defaults to the core's (prefix `/polyflake`, TTL 10 s, renewal every
+         * 3 s, refusing 2 s before the lease could lapse). [nodeRange] limits the node
+         * numbers claimed. Builds without the `etcd` feature throw [InvalidArgumentException].
+         */
+        @JvmStatic
+        @JvmOverloads
+        fun fromEtcd(
+            layout: Layout,
+            endpoints: List<String>,
+            prefix: String? = null,
+            ttl: Duration? = null,
+            keepAlive: Duration? = null,
+            safetyMargin: Duration? = null,
+            requestTimeout: Duration? = null,
+            nodeRange: LongRange? = null,
+            clock: Clock = Clock.Monotonic,
+            onClockBackwards: OnClockBackwards = OnClockBackwards.Wait(),
+        ): Generator {
+            fun ms(name: String, d: Duration?) = d?.let { unsigned(name, it.toMillis()) }
+            val settings = FfiRegistrySettings(
+                endpoints,
+                prefix,
+                ms("ttl", ttl),
+                ms("keepAlive", keepAlive),
+                ms("safetyMargin", safetyMargin),
+                ms("requestTimeout", requestTimeout),
+                nodeRange?.let { listOf(unsigned("nodeRange", it.first), unsigned("nodeRange", it.last) + 1uL) },
+            )
+            return Generator(create(layout, FfiIdentity.Registry("etcd", settings), clock, onClockBackwards))
+        }
 
         private fun create(layout: Layout, identity: FfiIdentity, clock: Clock, backwards: OnClockBackwards): FfiGenerator {
             val ffiClock = when (clock) {

@@ -1,7 +1,5 @@
 package dev.polyflake
 
-import com.sun.jna.Library
-import com.sun.jna.Native
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotEquals
@@ -18,13 +16,6 @@ import java.nio.file.Files
  *  (Debian's etcd-server), started here on 127.0.0.1 and stopped by PID. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EtcdTest {
-    /** The JVM cannot change its own environment; the native core reads the C one. */
-    private interface LibC : Library {
-        fun setenv(name: String, value: String, overwrite: Int): Int
-        fun unsetenv(name: String): Int
-    }
-
-    private val libc: LibC = Native.load("c", LibC::class.java)
     private lateinit var etcd: Process
     private lateinit var url: String
     private val dataDir = Files.createTempDirectory("polyflake-kotlin-etcd")
@@ -65,15 +56,6 @@ class EtcdTest {
         dataDir.toFile().deleteRecursively()
     }
 
-    private fun <T> withEnv(vars: Map<String, String>, body: () -> T): T {
-        vars.forEach { (k, v) -> libc.setenv(k, v, 1) }
-        try {
-            return body()
-        } finally {
-            vars.keys.forEach { libc.unsetenv(it) }
-        }
-    }
-
     @Test
     fun `fromEnv leases distinct identities from etcd`() {
         withEnv(mapOf("POLYFLAKE_ETCD_ENDPOINTS" to url, "POLYFLAKE_ETCD_PREFIX" to "/kt")) {
@@ -97,5 +79,19 @@ class EtcdTest {
             assertEquals("LEASE_LOST", e.code)
             assertTrue(e.message!!.contains("cannot reach etcd"), e.message)
         }
+    }
+
+    @Test
+    fun `fromEtcd takes the etcd settings`() {
+        Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-from-etcd", nodeRange = 5L..6L, ttl = java.time.Duration.ofSeconds(4), keepAlive = java.time.Duration.ofSeconds(1), safetyMargin = java.time.Duration.ofSeconds(1), requestTimeout = java.time.Duration.ofSeconds(1)).use { a ->
+            Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-from-etcd", nodeRange = 5L..6L).use { b ->
+                assertTrue(a.identitySource.contains("on node 5 "), a.identitySource)
+                assertTrue(b.identitySource.contains("on node 6 "), b.identitySource)
+                val e = assertThrows<LeaseLostException> { Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-from-etcd", nodeRange = 5L..6L) }
+                assertTrue(e.message!!.contains("every one of the 2 node values"), e.message)
+            }
+        }
+        val e = assertThrows<InvalidArgumentException> { Generator.fromEtcd(Layout.TWITTER, listOf(url), ttl = java.time.Duration.ofMillis(2500)) }
+        assertTrue(e.message!!.contains("whole seconds"), e.message)
     }
 }

@@ -1,4 +1,12 @@
 //! The generator: lock-free, strictly increasing, never the same ID twice.
+//!
+//! This file is the hot path. [`builder`] assembles a generator from a
+//! resolved identity, [`marks`] keeps its high-water mark ahead of the IDs,
+//! and [`handover`] moves it onto a new identity when a remote lease changes.
+
+mod builder;
+mod handover;
+mod marks;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -6,11 +14,14 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{Error, Result};
-use crate::identity::{choose_from_env, EnvChoice, ENV_STATE_FILE};
+use crate::identity::WorkerIdentity;
 use crate::layout::{Layout, MAX_NODE_FIELDS};
-use crate::lease::LocalLease;
-use crate::mark::{FileMark, MarkStore, DEFAULT_MARK_LEAD_MS};
-use crate::tenure::{etcd_connector, Claim, RemoteLease, Tenure};
+use crate::mark::DEFAULT_MARK_LEAD_MS;
+use crate::registry::LeaseConnector;
+
+pub use builder::GeneratorBuilder;
+use handover::Held;
+use marks::Mark;
 
 /// What a generator does when the clock reads earlier than the last tick it
 /// issued IDs for.
@@ -101,28 +112,16 @@ pub struct Generator {
     state: Padded,
     mark: Option<Mark>,
     held: Option<Held>,
+    /// The tick of the high-water mark the generator started past: a clock
+    /// at most `resume_grace_ms` behind it is waited out, not met with the
+    /// backwards policy (a restart within the mark's lead).
+    resume_ticks: u64,
+    resume_grace_ms: u64,
 }
 
 struct IdentityNote {
     nodes: [u64; MAX_NODE_FIELDS],
     source: String,
-}
-
-/// The persisted high-water mark: IDs are issued only in ticks below
-/// `limit` (0: nothing persisted yet); a later tick persists a new mark first.
-/// The mutex holds the store and admits one writer at a time.
-struct Mark {
-    store: Mutex<Arc<dyn MarkStore>>,
-    limit: AtomicU64,
-    lead_ms: i64,
-}
-
-/// An identity held from a registry that can lapse.
-struct Held {
-    tenure: Arc<Tenure>,
-    switching: Mutex<()>,
-    /// Dropped with the generator, which stops the keep-alive and releases.
-    _lease: Arc<dyn RemoteLease>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -144,10 +143,19 @@ impl fmt::Debug for Generator {
 impl Generator {
     /// A generator whose identity follows the environment rules of
     /// `docs/identity.md` (`POLYFLAKE_NODE_ID`, per-field variables,
-    /// `POLYFLAKE_ORDINAL`, `POLYFLAKE_ETCD_ENDPOINTS` with an etcd
-    /// connector registered, else a local lease in the state directory).
+    /// `POLYFLAKE_ORDINAL`, else a local lease in the state directory), on
+    /// the monotonic clock. Resolving the identity touches files (and the
+    /// network, for a registry): see [`WorkerIdentity`].
     pub fn from_env(layout: Layout) -> Result<Generator> {
-        Generator::builder(layout).identity_from_env().build()
+        Generator::from_env_with(layout, &[])
+    }
+
+    /// [`from_env`](Self::from_env) that may also lease from the registries
+    /// of `connectors` (each registry's crate provides its connector).
+    pub fn from_env_with(layout: Layout, connectors: &[&dyn LeaseConnector]) -> Result<Generator> {
+        let clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
+        let identity = WorkerIdentity::resolve_from_env(&layout, clock, connectors)?;
+        Generator::builder(layout).identity(identity).build()
     }
 
     /// Where the worker identity came from, for people (`local lease 3 in …`).
@@ -163,18 +171,7 @@ impl Generator {
 
     /// Starts configuring a generator.
     pub fn builder(layout: Layout) -> GeneratorBuilder {
-        GeneratorBuilder {
-            layout,
-            positional: None,
-            named: Vec::new(),
-            clock: None,
-            policy: BackwardsPolicy::default(),
-            after_ms: None,
-            mark: None,
-            mark_lead_ms: DEFAULT_MARK_LEAD_MS,
-            from_env: None,
-            remote: None,
-        }
+        GeneratorBuilder::new(layout, DEFAULT_MARK_LEAD_MS)
     }
 
     /// The generator's layout.
@@ -318,6 +315,9 @@ impl Generator {
                     return self.after_tick(last).map(Step::WaitUntil);
                 } else {
                     let behind_ms = (layout.timestamp_of(last) - now_ms) as u64;
+                    if last == self.resume_ticks && behind_ms <= self.resume_grace_ms {
+                        return Ok(Step::WaitUntil(layout.timestamp_of(last)));
+                    }
                     match self.policy {
                         BackwardsPolicy::Fail => {
                             return Err(Error::ClockMovedBackwards {
@@ -372,107 +372,6 @@ impl Generator {
         }
     }
 
-    /// Persists a mark `lead_ms` past `ticks` before any ID is issued there.
-    #[cold]
-    fn extend_mark(&self, mark: &Mark, ticks: u64) -> Result<()> {
-        let store = lock(&mark.store);
-        if ticks < mark.limit.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        let layout = &self.layout;
-        let until_ms = layout
-            .timestamp_of(ticks)
-            .saturating_add(mark.lead_ms)
-            .min(layout.max_timestamp_ms());
-        store.persist(until_ms)?;
-        mark.limit
-            .store(layout.ticks_at(until_ms)? + 1, Ordering::Release);
-        Ok(())
-    }
-
-    /// The lease's deadline has passed: take up the identity its registry
-    /// offers, if any, else refuse with `LEASE_LOST`. Returns a moment to
-    /// wait for when the new identity's previous holder used time up to it.
-    #[cold]
-    fn take_up_claim(&self, held: &Held, now_ms: i64) -> Result<Option<i64>> {
-        let _one_switch = lock(&held.switching);
-        if now_ms < held.tenure.valid_until_ms() {
-            return Ok(None);
-        }
-        let (generation, claim) = held.tenure.take_offer(now_ms).map_err(Error::LeaseLost)?;
-        match self.switch_to(&claim, now_ms) {
-            Ok(wait) => {
-                held.tenure.apply(generation);
-                Ok(wait)
-            }
-            Err(e) => {
-                held.tenure.restore(generation, claim);
-                Err(e)
-            }
-        }
-    }
-
-    /// Moves the generator onto `claim`'s identity. No ID is issued
-    /// meanwhile: the lease's deadline is in the past until `apply`.
-    fn switch_to(&self, claim: &Claim, now_ms: i64) -> Result<Option<i64>> {
-        let layout = &self.layout;
-        let node_bits = layout.node_bits(&claim.nodes)?;
-        let Some(mark) = &self.mark else {
-            return Err(Error::LeaseLost(
-                "a remote lease needs a high-water mark".into(),
-            ));
-        };
-        let previous_ms = claim.mark.load()?;
-        let mut store = lock(&mark.store);
-        // A thread that passed the lease check before it lapsed may still
-        // issue one ID at a tick up to its clock reading; the new mark covers
-        // it, so the identity's next holder starts past it.
-        let state = self.state.0.load(Ordering::Acquire);
-        let last_ms = if state == NONE {
-            now_ms
-        } else {
-            layout
-                .timestamp_of(state >> layout.sequence_bits())
-                .max(now_ms)
-        };
-        let until_ms = last_ms
-            .max(previous_ms.unwrap_or(i64::MIN))
-            .saturating_add(mark.lead_ms)
-            .min(layout.max_timestamp_ms());
-        claim.mark.persist(until_ms)?;
-        *store = Arc::clone(&claim.mark);
-        mark.limit
-            .store(layout.ticks_at(until_ms)? + 1, Ordering::Release);
-        self.node_bits.store(node_bits, Ordering::Release);
-        {
-            let mut note = lock(&self.identity);
-            note.nodes = [0; MAX_NODE_FIELDS];
-            note.nodes[..claim.nodes.len()].copy_from_slice(&claim.nodes);
-            note.source.clone_from(&claim.source);
-        }
-        let Some(previous_ms) = previous_ms.filter(|&ms| ms >= layout.epoch_ms()) else {
-            return Ok(None);
-        };
-        let floor =
-            (layout.ticks_at(previous_ms)? << layout.sequence_bits()) | layout.max_sequence();
-        let mut current = self.state.0.load(Ordering::Acquire);
-        while current == NONE || current < floor {
-            match self.state.0.compare_exchange_weak(
-                current,
-                floor,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(actual) => current = actual,
-            }
-        }
-        // The previous holder ran at most a mark's lead ahead: wait that out
-        // rather than meet the backwards policy.
-        let resume_ms = self.after_tick(layout.ticks_at(previous_ms)?)?;
-        Ok((resume_ms > now_ms && resume_ms - now_ms <= mark.lead_ms + 1).then_some(resume_ms))
-    }
-
     /// The first millisecond of the tick after `last`, if the layout has one.
     fn after_tick(&self, last: u64) -> Result<i64> {
         let layout = &self.layout;
@@ -484,218 +383,6 @@ impl Generator {
             });
         }
         Ok(layout.timestamp_of(last + 1))
-    }
-}
-
-/// Configures a [`Generator`].
-#[must_use]
-pub struct GeneratorBuilder {
-    layout: Layout,
-    positional: Option<Vec<u64>>,
-    named: Vec<(String, u64)>,
-    clock: Option<Arc<dyn Clock>>,
-    policy: BackwardsPolicy,
-    after_ms: Option<i64>,
-    mark: Option<Arc<dyn MarkStore>>,
-    mark_lead_ms: i64,
-    from_env: Option<EnvReader>,
-    remote: Option<Arc<dyn RemoteLease>>,
-}
-
-type EnvReader = Box<dyn Fn(&str) -> Option<String> + Send>;
-
-impl fmt::Debug for GeneratorBuilder {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("GeneratorBuilder")
-            .field("layout", &self.layout.name())
-            .field("positional", &self.positional)
-            .field("named", &self.named)
-            .field("policy", &self.policy)
-            .finish_non_exhaustive()
-    }
-}
-
-impl GeneratorBuilder {
-    /// The worker identity as values in layout order.
-    pub fn nodes(mut self, values: &[u64]) -> Self {
-        self.positional = Some(values.to_vec());
-        self
-    }
-    /// One node field of the worker identity, by name.
-    pub fn node(mut self, name: impl Into<String>, value: u64) -> Self {
-        self.named.push((name.into(), value));
-        self
-    }
-    /// The clock (default: [`MonotonicClock`]).
-    pub fn clock(self, clock: impl Clock + 'static) -> Self {
-        self.shared_clock(Arc::new(clock))
-    }
-    /// A clock shared with other owners.
-    pub fn shared_clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = Some(clock);
-        self
-    }
-    /// What to do when time goes backwards (default: wait up to 5 ms).
-    pub fn on_clock_backwards(mut self, policy: BackwardsPolicy) -> Self {
-        self.policy = policy;
-        self
-    }
-    /// Issue no ID in a tick at or before the one holding `timestamp_ms`
-    /// (a high-water mark left by a previous run with the same identity).
-    pub fn after(mut self, timestamp_ms: i64) -> Self {
-        self.after_ms = Some(timestamp_ms);
-        self
-    }
-
-    /// Persists a high-water mark in `store`: the generator starts past the
-    /// stored mark and never issues IDs past a mark it has not persisted.
-    pub fn high_water_mark(mut self, store: Arc<dyn MarkStore>) -> Self {
-        self.mark = Some(store);
-        self
-    }
-    /// How far ahead of the clock marks are written (default 1 s): the
-    /// longest a restart with the same identity waits.
-    pub fn mark_lead_ms(mut self, lead_ms: i64) -> Self {
-        self.mark_lead_ms = lead_ms.max(1);
-        self
-    }
-    /// Takes the identity (and its high-water mark) from the process
-    /// environment when built.
-    pub fn identity_from_env(self) -> Self {
-        self.identity_from(|name| std::env::var(name).ok())
-    }
-    /// Holds the identity from a registry (an etcd lease): the generator
-    /// refuses with `LEASE_LOST` once the lease may have lapsed, and takes
-    /// up the next identity the registry claims.
-    pub fn remote_lease(mut self, lease: Arc<dyn RemoteLease>) -> Self {
-        self.remote = Some(lease);
-        self
-    }
-    /// [`identity_from_env`](Self::identity_from_env) with another source of variables.
-    pub fn identity_from(mut self, get: impl Fn(&str) -> Option<String> + Send + 'static) -> Self {
-        self.from_env = Some(Box::new(get));
-        self
-    }
-
-    /// Validates the identity against the layout and builds.
-    pub fn build(mut self) -> Result<Generator> {
-        let mut source = "given by the caller".to_owned();
-        if let Some(get) = self.from_env.take() {
-            if self.positional.is_some() || !self.named.is_empty() {
-                return Err(Error::InvalidArgument(
-                    "the identity is taken from the environment; give no node fields".into(),
-                ));
-            }
-            match choose_from_env(&self.layout, &get)? {
-                EnvChoice::Fixed(identity) => {
-                    if let Some(path) = get(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
-                        source = format!("{} (high-water mark {path})", identity.source);
-                        self.mark = Some(Arc::new(FileMark::new(path)));
-                    } else {
-                        source = identity.source;
-                    }
-                    self.positional = Some(identity.nodes);
-                }
-                EnvChoice::LocalLease(dir) => {
-                    let lease = LocalLease::acquire(&self.layout, &dir)?;
-                    source = format!(
-                        "local lease on node {} ({})",
-                        lease.number(),
-                        lease.lock_path().display()
-                    );
-                    self.positional = Some(lease.nodes().to_vec());
-                    self.mark = Some(Arc::new(lease));
-                }
-                EnvChoice::Etcd { endpoints, prefix } => {
-                    let Some(connect) = etcd_connector() else {
-                        return Err(Error::InvalidArgument(
-                            "POLYFLAKE_ETCD_ENDPOINTS is set, but this build has no etcd lease"
-                                .into(),
-                        ));
-                    };
-                    self.remote = Some(connect(&endpoints, &prefix)?);
-                }
-            }
-        }
-        let clock = match self.clock.take() {
-            Some(clock) => ClockSource::new(clock),
-            None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
-        };
-        let mut held = None;
-        if let Some(lease) = self.remote.take() {
-            if self.positional.is_some() || !self.named.is_empty() || self.mark.is_some() {
-                return Err(Error::InvalidArgument(
-                    "a remote lease gives the identity and its high-water mark; give neither"
-                        .into(),
-                ));
-            }
-            let tenure = Tenure::new();
-            let claim = lease.start(&self.layout, clock.shared(), Arc::clone(&tenure))?;
-            tenure.begin(claim.valid_until_ms);
-            source = claim.source;
-            self.positional = Some(claim.nodes);
-            self.mark = Some(claim.mark);
-            held = Some(Held {
-                tenure,
-                switching: Mutex::new(()),
-                _lease: lease,
-            });
-        }
-        let layout = self.layout;
-        if u32::from(layout.time_bits()) + u32::from(layout.sequence_bits()) > 63 {
-            return Err(Error::InvalidLayout(
-                "a generator needs time_bits + sequence_bits <= 63".into(),
-            ));
-        }
-        let nodes = match (self.positional, self.named.is_empty()) {
-            (Some(_), false) => {
-                return Err(Error::InvalidArgument(
-                    "give the node fields either by position or by name, not both".into(),
-                ))
-            }
-            (Some(values), true) => {
-                layout.node_bits(&values)?;
-                let mut nodes = [0; MAX_NODE_FIELDS];
-                nodes[..values.len()].copy_from_slice(&values);
-                nodes
-            }
-            (None, _) => layout.node_values(self.named.iter().map(|(n, v)| (n.as_str(), *v)))?,
-        };
-        let node_bits = layout.node_bits(&nodes[..layout.node_fields().len()])?;
-        let mut after_ms = self.after_ms;
-        if let Some(store) = &self.mark {
-            if let Some(stored) = store.load()? {
-                // A restart within the lead waits it out here; a clock further
-                // behind meets the backwards policy on the first ID.
-                let behind = stored.saturating_sub(clock.now_ms());
-                if behind > 0 && behind <= self.mark_lead_ms {
-                    clock.wait_until(stored.saturating_add(1));
-                }
-                after_ms = Some(after_ms.map_or(stored, |a| a.max(stored)));
-            }
-        }
-        let state = match after_ms {
-            None => NONE,
-            Some(ms) if ms < layout.epoch_ms() => NONE,
-            Some(ms) => {
-                let ticks = layout.ticks_at(ms)?;
-                (ticks << layout.sequence_bits()) | layout.max_sequence()
-            }
-        };
-        Ok(Generator {
-            node_bits: AtomicU64::new(node_bits),
-            identity: Mutex::new(IdentityNote { nodes, source }),
-            clock,
-            policy: self.policy,
-            state: Padded(AtomicU64::new(state)),
-            mark: self.mark.map(|store| Mark {
-                store: Mutex::new(store),
-                limit: AtomicU64::new(0),
-                lead_ms: self.mark_lead_ms,
-            }),
-            held,
-            layout,
-        })
     }
 }
 

@@ -1,0 +1,373 @@
+//! The environment's say in the worker identity: which variables are set,
+//! and what they select. Nothing here opens a file but `/etc/hostname`;
+//! [`super::resolve`] acts on the choice.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::{field_variable, split_node_number, Identity, ENV_NODE_ID, ENV_ORDINAL, ENV_STATE_DIR};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, MAX_NODE_FIELDS};
+use crate::registry::{parse_endpoints, prefix_variable, RegistrySettings};
+
+/// Where variables are read from: the process environment, or a map in tests.
+pub trait Environment {
+    /// The value of `name`, if it is set (an empty value is set).
+    fn var(&self, name: &str) -> Option<String>;
+    /// The names of the variables set that start with `POLYFLAKE_`.
+    fn polyflake_names(&self) -> Vec<String>;
+}
+
+/// The process's own environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessEnvironment;
+
+impl Environment for ProcessEnvironment {
+    fn var(&self, name: &str) -> Option<String> {
+        // A value that is not UTF-8 is kept (lossily) so that it fails to
+        // parse with its name, rather than reading as unset.
+        std::env::var_os(name).map(|v| v.to_string_lossy().into_owned())
+    }
+    fn polyflake_names(&self) -> Vec<String> {
+        std::env::vars_os()
+            .filter_map(|(k, _)| k.into_string().ok())
+            .filter(|k| k.starts_with("POLYFLAKE_"))
+            .collect()
+    }
+}
+
+impl Environment for HashMap<String, String> {
+    fn var(&self, name: &str) -> Option<String> {
+        self.get(name).cloned()
+    }
+    fn polyflake_names(&self) -> Vec<String> {
+        self.keys()
+            .filter(|k| k.starts_with("POLYFLAKE_"))
+            .cloned()
+            .collect()
+    }
+}
+
+/// What the environment asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvChoice {
+    /// Node values from variables (or an ordinal).
+    Fixed(Identity),
+    /// Lease a node value in this state directory.
+    LocalLease(PathBuf),
+    /// Lease a node value from the registry named `name`
+    /// (`POLYFLAKE_<NAME>_ENDPOINTS`).
+    Registry {
+        /// The registry's lower-case name.
+        name: String,
+        /// Endpoints and prefix from the environment, defaults otherwise.
+        settings: RegistrySettings,
+    },
+}
+
+/// A variable that is set must mean something: an empty one is refused,
+/// never read as unset (that is how a typo defaults to node 0).
+fn read(env: &dyn Environment, name: &str) -> Result<Option<String>> {
+    match env.var(name) {
+        Some(v) if v.trim().is_empty() => Err(Error::InvalidArgument(format!(
+            "{name} is set but empty; give it a value or unset it"
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// The registries the environment selects: every `POLYFLAKE_<NAME>_ENDPOINTS`.
+fn registries(env: &dyn Environment) -> Result<Vec<(String, String)>> {
+    let mut found = Vec::new();
+    let mut names = env.polyflake_names();
+    names.sort();
+    for variable in names {
+        let Some(name) = variable
+            .strip_prefix("POLYFLAKE_")
+            .and_then(|rest| rest.strip_suffix("_ENDPOINTS"))
+            .filter(|name| !name.is_empty())
+        else {
+            continue;
+        };
+        if let Some(value) = read(env, &variable)? {
+            found.push((name.to_ascii_lowercase(), value));
+        }
+    }
+    Ok(found)
+}
+
+/// Applies the selection rules of `docs/identity.md` to an environment.
+pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoice> {
+    let registries = registries(env)?;
+    // A one-field layout whose field is `node_id` (`snowflake`): its field
+    // variable is POLYFLAKE_NODE_ID itself, and both mean the same number.
+    let field_vars: Vec<String> = layout
+        .node_fields()
+        .iter()
+        .map(|f| field_variable(f.name()))
+        .collect();
+    let node_id = read(env, ENV_NODE_ID)?;
+    let mut given_fields = Vec::new();
+    for variable in field_vars.iter().filter(|v| v.as_str() != ENV_NODE_ID) {
+        if read(env, variable)?.is_some() {
+            given_fields.push(variable.clone());
+        }
+    }
+    let ordinal = read(env, ENV_ORDINAL)?;
+    let mut chosen: Vec<String> = registries
+        .iter()
+        .map(|(name, _)| crate::registry::endpoints_variable(name))
+        .collect();
+    if node_id.is_some() {
+        chosen.push(ENV_NODE_ID.to_owned());
+    }
+    if !given_fields.is_empty() {
+        chosen.push(given_fields.join(", "));
+    }
+    if ordinal.is_some() {
+        chosen.push(ENV_ORDINAL.to_owned());
+    }
+    if chosen.len() > 1 {
+        return Err(Error::InvalidArgument(format!(
+            "the worker identity is given more than one way ({}); set only one",
+            chosen.join(" and ")
+        )));
+    }
+    if let Some((name, endpoints)) = registries.into_iter().next() {
+        let mut settings = RegistrySettings::new(parse_endpoints(&endpoints));
+        if settings.endpoints.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "{} names no endpoint",
+                crate::registry::endpoints_variable(&name)
+            )));
+        }
+        if let Some(prefix) = read(env, &prefix_variable(&name))? {
+            settings.prefix = prefix;
+        }
+        return Ok(EnvChoice::Registry { name, settings });
+    }
+    if let Some(text) = node_id {
+        let number = parse_number(ENV_NODE_ID, &text)?;
+        return Ok(EnvChoice::Fixed(Identity {
+            nodes: split_node_number(layout, number, ENV_NODE_ID)?,
+            source: format!("{ENV_NODE_ID}={number}"),
+        }));
+    }
+    if !given_fields.is_empty() {
+        let mut nodes = Vec::with_capacity(MAX_NODE_FIELDS);
+        for (field, variable) in layout.node_fields().iter().zip(&field_vars) {
+            let text = read(env, variable)?.ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "{variable} is not set, but {} is: set every node field of layout {}",
+                    given_fields[0],
+                    layout.name()
+                ))
+            })?;
+            let value = parse_number(variable, &text)?;
+            if value > field.max() {
+                return Err(Error::FieldOutOfRange {
+                    field: variable.clone(),
+                    value,
+                    max: field.max(),
+                });
+            }
+            nodes.push(value);
+        }
+        let source = field_vars
+            .iter()
+            .zip(&nodes)
+            .map(|(v, n)| format!("{v}={n}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        return Ok(EnvChoice::Fixed(Identity { nodes, source }));
+    }
+    if let Some(text) = ordinal {
+        let (ordinal, from) = if text.trim() == "hostname" {
+            let host = env
+                .var("HOSTNAME")
+                .filter(|h| !h.is_empty())
+                .or_else(|| {
+                    std::fs::read_to_string("/etc/hostname")
+                        .ok()
+                        .map(|h| h.trim().to_owned())
+                })
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "{ENV_ORDINAL}=hostname but no hostname is known"
+                    ))
+                })?;
+            (hostname_ordinal(&host)?, format!("hostname {host}"))
+        } else {
+            (
+                parse_number(ENV_ORDINAL, &text)?,
+                format!("{ENV_ORDINAL}={}", text.trim()),
+            )
+        };
+        return Ok(EnvChoice::Fixed(Identity {
+            nodes: split_node_number(layout, ordinal, "StatefulSet ordinal")?,
+            source: format!("StatefulSet ordinal {ordinal} ({from})"),
+        }));
+    }
+    Ok(EnvChoice::LocalLease(state_dir(env)?))
+}
+
+fn parse_number(variable: &str, text: &str) -> Result<u64> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() || !trimmed.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::InvalidArgument(format!(
+            "{variable}={text:?} is not a non-negative whole number"
+        )));
+    }
+    trimmed
+        .parse()
+        .map_err(|_| Error::InvalidArgument(format!("{variable}={text:?} does not fit 64 bits")))
+}
+
+/// The trailing ordinal of a StatefulSet pod's hostname: `idgen-3` -> 3.
+pub fn hostname_ordinal(hostname: &str) -> Result<u64> {
+    let short = hostname.split('.').next().unwrap_or_default();
+    let digits = short.rsplit('-').next().unwrap_or_default();
+    if short == digits || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(Error::InvalidArgument(format!(
+            "hostname {hostname:?} does not end in -<ordinal> as a StatefulSet pod's does"
+        )));
+    }
+    parse_number("the hostname's ordinal", digits)
+}
+
+/// `POLYFLAKE_STATE_DIR`, else `$XDG_STATE_HOME/polyflake`, else
+/// `~/.local/state/polyflake`, else a directory under the system temp dir.
+pub fn state_dir(env: &dyn Environment) -> Result<PathBuf> {
+    if let Some(dir) = read(env, ENV_STATE_DIR)? {
+        return Ok(PathBuf::from(dir));
+    }
+    let set = |name: &str| env.var(name).filter(|v| !v.is_empty());
+    if let Some(dir) = set("XDG_STATE_HOME") {
+        return Ok(PathBuf::from(dir).join("polyflake"));
+    }
+    if let Some(home) = set("HOME") {
+        return Ok(PathBuf::from(home).join(".local/state/polyflake"));
+    }
+    Ok(std::env::temp_dir().join("polyflake-state"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn fixed(layout: &Layout, pairs: &[(&str, &str)]) -> Result<Vec<u64>> {
+        match choose_from_env(layout, &env(pairs))? {
+            EnvChoice::Fixed(identity) => Ok(identity.nodes),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn environment_rules() {
+        let t = Layout::twitter();
+        assert_eq!(fixed(&t, &[("POLYFLAKE_NODE_ID", "37")]).unwrap(), [1, 5]);
+        assert_eq!(
+            fixed(
+                &t,
+                &[
+                    ("POLYFLAKE_DATACENTER_ID", "2"),
+                    ("POLYFLAKE_MACHINE_ID", "9")
+                ]
+            )
+            .unwrap(),
+            [2, 9]
+        );
+        assert_eq!(fixed(&t, &[("POLYFLAKE_ORDINAL", "33")]).unwrap(), [1, 1]);
+        let message = |pairs: &[(&str, &str)]| fixed(&t, pairs).unwrap_err().to_string();
+        assert!(message(&[("POLYFLAKE_NODE_ID", "x7")]).contains("POLYFLAKE_NODE_ID"));
+        assert!(message(&[("POLYFLAKE_NODE_ID", "-1")]).contains("POLYFLAKE_NODE_ID"));
+        assert!(message(&[("POLYFLAKE_DATACENTER_ID", "2")])
+            .contains("POLYFLAKE_MACHINE_ID is not set"));
+        assert!(message(&[
+            ("POLYFLAKE_DATACENTER_ID", "40"),
+            ("POLYFLAKE_MACHINE_ID", "1")
+        ])
+        .contains("POLYFLAKE_DATACENTER_ID = 40"));
+        assert!(
+            message(&[("POLYFLAKE_NODE_ID", "1"), ("POLYFLAKE_ORDINAL", "2")])
+                .contains("more than one")
+        );
+        assert!(message(&[("POLYFLAKE_ORDINAL", "1024")]).contains("1023"));
+        assert!(matches!(
+            choose_from_env(&t, &env(&[("POLYFLAKE_STATE_DIR", "/x")])).unwrap(),
+            EnvChoice::LocalLease(dir) if dir == std::path::Path::new("/x")
+        ));
+    }
+
+    #[test]
+    fn a_field_named_node_id_is_the_node_id() {
+        let s = Layout::snowflake();
+        assert_eq!(fixed(&s, &[("POLYFLAKE_NODE_ID", "17")]).unwrap(), [17]);
+    }
+
+    #[test]
+    fn empty_variables_are_refused_by_name() {
+        let t = Layout::twitter();
+        for name in [
+            "POLYFLAKE_NODE_ID",
+            "POLYFLAKE_MACHINE_ID",
+            "POLYFLAKE_ORDINAL",
+            "POLYFLAKE_STATE_DIR",
+            "POLYFLAKE_KV_ENDPOINTS",
+        ] {
+            let err = choose_from_env(&t, &env(&[(name, "")])).unwrap_err();
+            assert_eq!(err.code(), "INVALID_ARGUMENT");
+            assert!(err.to_string().contains(name), "{err}");
+        }
+    }
+
+    #[test]
+    fn registries_are_selected_by_name_and_exclude_other_sources() {
+        let t = Layout::twitter();
+        let choice = choose_from_env(
+            &t,
+            &env(&[
+                ("POLYFLAKE_KV_ENDPOINTS", "http://127.0.0.1:1, "),
+                ("POLYFLAKE_KV_PREFIX", "/ids"),
+            ]),
+        )
+        .unwrap();
+        let EnvChoice::Registry { name, settings } = choice else {
+            panic!("{choice:?}")
+        };
+        assert_eq!(name, "kv");
+        assert_eq!(settings.endpoints, ["http://127.0.0.1:1"]);
+        assert_eq!(settings.prefix, "/ids");
+        let err = choose_from_env(
+            &t,
+            &env(&[
+                ("POLYFLAKE_KV_ENDPOINTS", "http://127.0.0.1:1"),
+                ("POLYFLAKE_NODE_ID", "3"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("more than one way"), "{err}");
+        let err = choose_from_env(&t, &env(&[("POLYFLAKE_KV_ENDPOINTS", ",")])).unwrap_err();
+        assert!(err.to_string().contains("names no endpoint"), "{err}");
+    }
+
+    #[test]
+    fn hostname_ordinals() {
+        assert_eq!(hostname_ordinal("idgen-3").unwrap(), 3);
+        assert_eq!(hostname_ordinal("idgen-12.idgen.default.svc").unwrap(), 12);
+        for bad in ["idgen", "idgen-", "idgen-x3", "3", ""] {
+            assert_eq!(
+                hostname_ordinal(bad).unwrap_err().code(),
+                "INVALID_ARGUMENT",
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Identity resolution: the one place where the environment is read, local
+//! leases are locked, marks are loaded and remote leases are started. The
+//! result, a [`WorkerIdentity`], is handed to
+//! [`GeneratorBuilder::identity`](crate::GeneratorBuilder::identity), which
+//! only validates and assembles.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::env::{choose_from_env, EnvChoice, Environment, ProcessEnvironment};
+use super::ENV_STATE_FILE;
+use crate::clock::Clock;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::lease::LocalLease;
+use crate::mark::{FileMark, MarkStore};
+use crate::registry::{find_connector, LeaseConnector, RegistrySettings};
+use crate::tenure::{RemoteLease, Tenure};
+
+/// A resolved worker identity: node values, where they came from, the
+/// high-water mark kept for them (already read), and the lease that holds
+/// them, if any. Dropping it unused releases what it holds.
+pub struct WorkerIdentity {
+    pub(crate) nodes: Vec<u64>,
+    pub(crate) source: String,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) mark: Option<Arc<dyn MarkStore>>,
+    /// The mark as read when resolved: IDs start past it.
+    pub(crate) previous_mark_ms: Option<i64>,
+    pub(crate) remote: Option<RemoteHold>,
+}
+
+/// A remote lease that is running, and what it reports through.
+pub(crate) struct RemoteHold {
+    pub(crate) tenure: Arc<Tenure>,
+    pub(crate) lease: Arc<dyn RemoteLease>,
+}
+
+impl fmt::Debug for WorkerIdentity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WorkerIdentity")
+            .field("nodes", &self.nodes)
+            .field("source", &self.source)
+            .field("previous_mark_ms", &self.previous_mark_ms)
+            .field("remote", &self.remote.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl WorkerIdentity {
+    /// Follows the process environment (`docs/identity.md`): a registry named
+    /// by `POLYFLAKE_<NAME>_ENDPOINTS` through one of `connectors`,
+    /// `POLYFLAKE_NODE_ID`, per-field variables, `POLYFLAKE_ORDINAL`, else a
+    /// local lease in the state directory. `clock` is the generator's.
+    pub fn resolve_from_env(
+        layout: &Layout,
+        clock: Arc<dyn Clock>,
+        connectors: &[&dyn LeaseConnector],
+    ) -> Result<WorkerIdentity> {
+        Self::resolve_from(layout, &ProcessEnvironment, clock, connectors)
+    }
+
+    /// [`resolve_from_env`](Self::resolve_from_env) with another source of variables.
+    pub fn resolve_from(
+        layout: &Layout,
+        env: &dyn Environment,
+        clock: Arc<dyn Clock>,
+        connectors: &[&dyn LeaseConnector],
+    ) -> Result<WorkerIdentity> {
+        match choose_from_env(layout, env)? {
+            EnvChoice::Fixed(identity) => match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
+                Some(path) => Self::resolve_with_mark(
+                    identity.nodes,
+                    format!("{} (high-water mark {path})", identity.source),
+                    Arc::new(FileMark::new(path)),
+                    clock,
+                ),
+                None => Ok(Self::given(identity.nodes, identity.source, clock)),
+            },
+            EnvChoice::LocalLease(dir) => Self::resolve_local_lease(layout, &dir, clock),
+            EnvChoice::Registry { name, settings } => {
+                Self::resolve_registry(layout, connectors, &name, &settings, clock)
+            }
+        }
+    }
+
+    /// Node values given by the caller, with no mark.
+    pub fn given(nodes: Vec<u64>, source: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
+        WorkerIdentity {
+            nodes,
+            source: source.into(),
+            clock,
+            mark: None,
+            previous_mark_ms: None,
+            remote: None,
+        }
+    }
+
+    /// Node values given by the caller, with a high-water mark in `store`:
+    /// reads it now, so that the generator starts past it.
+    pub fn resolve_with_mark(
+        nodes: Vec<u64>,
+        source: impl Into<String>,
+        store: Arc<dyn MarkStore>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<WorkerIdentity> {
+        let previous_mark_ms = store.load()?;
+        Ok(WorkerIdentity {
+            nodes,
+            source: source.into(),
+            clock,
+            mark: Some(store),
+            previous_mark_ms,
+            remote: None,
+        })
+    }
+
+    /// Locks the lowest free node value of `layout` under `state_dir` and
+    /// reads its mark.
+    pub fn resolve_local_lease(
+        layout: &Layout,
+        state_dir: &Path,
+        clock: Arc<dyn Clock>,
+    ) -> Result<WorkerIdentity> {
+        let lease = LocalLease::acquire(layout, state_dir)?;
+        let source = format!(
+            "local lease on node {} ({})",
+            lease.number(),
+            lease.lock_path().display()
+        );
+        let nodes = lease.nodes().to_vec();
+        Self::resolve_with_mark(nodes, source, Arc::new(lease), clock)
+    }
+
+    /// Starts `lease` and holds the identity it claims; its deadlines are
+    /// stamped on `clock`.
+    pub fn resolve_remote(
+        layout: &Layout,
+        lease: Arc<dyn RemoteLease>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<WorkerIdentity> {
+        let tenure = Tenure::new();
+        let claim = lease.start(layout, Arc::clone(&clock), Arc::clone(&tenure))?;
+        tenure.begin(claim.valid_until_ms);
+        let previous_mark_ms = claim.mark.load()?;
+        Ok(WorkerIdentity {
+            nodes: claim.nodes,
+            source: claim.source,
+            clock,
+            mark: Some(claim.mark),
+            previous_mark_ms,
+            remote: Some(RemoteHold { tenure, lease }),
+        })
+    }
+
+    /// Leases from the registry named `name` through one of `connectors`
+    /// (refused, with how to get a build that has it, when none is named so).
+    pub fn resolve_registry(
+        layout: &Layout,
+        connectors: &[&dyn LeaseConnector],
+        name: &str,
+        settings: &RegistrySettings,
+        clock: Arc<dyn Clock>,
+    ) -> Result<WorkerIdentity> {
+        let connector = find_connector(connectors, name)?;
+        settings.validate()?;
+        Self::resolve_remote(layout, connector.connect(settings)?, clock)
+    }
+
+    /// The node values, in layout order.
+    pub fn nodes(&self) -> &[u64] {
+        &self.nodes
+    }
+    /// Where they came from, for people.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+    /// The clock the identity was resolved against (the generator's).
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+}

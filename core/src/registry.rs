@@ -1,0 +1,185 @@
+//! Registries a worker identity can be leased from over the network, as the
+//! core sees them: settings, and a connector that a registry's own crate
+//! supplies. The core names no registry; the environment selects one by the
+//! name its connector answers to (`POLYFLAKE_<NAME>_ENDPOINTS`).
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::tenure::RemoteLease;
+
+/// The key prefix registries use unless told otherwise.
+pub const DEFAULT_PREFIX: &str = "/polyflake";
+/// The default lease time to live.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(10);
+/// The default renewal period.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(3);
+/// The default safety margin: IDs are refused this long before the lease
+/// could expire at the registry.
+pub const DEFAULT_SAFETY_MARGIN: Duration = Duration::from_secs(2);
+/// The default bound on one request to the registry.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// How a remote lease is held. Every binding builds these and nothing else;
+/// [`validate`](RegistrySettings::validate) is the one place they are checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegistrySettings {
+    /// Endpoint URLs (`http://127.0.0.1:2379`).
+    pub endpoints: Vec<String>,
+    /// Key prefix, starting with `/` (default [`DEFAULT_PREFIX`]).
+    pub prefix: String,
+    /// Lease time to live, whole seconds, at least 2.
+    pub ttl: Duration,
+    /// How often the lease is renewed.
+    pub keep_alive: Duration,
+    /// How long before the lease could expire IDs are refused.
+    pub safety_margin: Duration,
+    /// The bound on one request.
+    pub request_timeout: Duration,
+    /// Node numbers to claim from (all node fields read as one number, as
+    /// `POLYFLAKE_NODE_ID`); `None`: the layout's whole node space.
+    pub node_range: Option<Range<u64>>,
+}
+
+impl RegistrySettings {
+    /// Defaults for every setting but the endpoints.
+    pub fn new<E: AsRef<str>>(endpoints: impl IntoIterator<Item = E>) -> Self {
+        RegistrySettings {
+            endpoints: endpoints
+                .into_iter()
+                .map(|e| e.as_ref().to_owned())
+                .collect(),
+            prefix: DEFAULT_PREFIX.to_owned(),
+            ttl: DEFAULT_TTL,
+            keep_alive: DEFAULT_KEEP_ALIVE,
+            safety_margin: DEFAULT_SAFETY_MARGIN,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            node_range: None,
+        }
+    }
+
+    /// Refuses settings under which a lease could lapse unnoticed.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |why: String| Err(Error::InvalidArgument(why));
+        if self.endpoints.is_empty() {
+            return bad("a remote lease needs at least one endpoint".into());
+        }
+        if self.ttl.subsec_nanos() != 0 || self.ttl < Duration::from_secs(2) {
+            return bad(format!(
+                "the lease TTL must be whole seconds, at least 2 (got {:?})",
+                self.ttl
+            ));
+        }
+        if self.safety_margin.is_zero() || self.safety_margin >= self.ttl {
+            return bad(format!(
+                "the safety margin ({:?}) must be above zero and below the TTL ({:?})",
+                self.safety_margin, self.ttl
+            ));
+        }
+        if self.keep_alive.is_zero()
+            || self.keep_alive + self.request_timeout >= self.ttl - self.safety_margin
+        {
+            return bad(format!(
+                "keep-alive every {:?} plus a request timeout of {:?} must be shorter than the TTL minus the margin ({:?})",
+                self.keep_alive,
+                self.request_timeout,
+                self.ttl - self.safety_margin
+            ));
+        }
+        if matches!(&self.node_range, Some(r) if r.is_empty()) {
+            return bad(format!("the node range {:?} is empty", self.node_range));
+        }
+        if !self.prefix.starts_with('/') {
+            return bad(format!(
+                "the key prefix {:?} must start with '/'",
+                self.prefix
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Endpoint URLs from one comma-separated string; blanks are dropped.
+pub fn parse_endpoints(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Opens remote leases from one kind of registry. A registry's crate
+/// implements it; identity resolution is handed the connectors a build has.
+pub trait LeaseConnector: Send + Sync + fmt::Debug {
+    /// The lower-case name the environment selects it by: `kv` answers to
+    /// `POLYFLAKE_KV_ENDPOINTS` and `POLYFLAKE_KV_PREFIX`.
+    fn name(&self) -> &str;
+    /// A lease under `settings`, not yet started.
+    fn connect(&self, settings: &RegistrySettings) -> Result<Arc<dyn RemoteLease>>;
+}
+
+/// The endpoints variable of a registry: `kv` -> `POLYFLAKE_KV_ENDPOINTS`.
+pub fn endpoints_variable(name: &str) -> String {
+    format!("POLYFLAKE_{}_ENDPOINTS", name.to_ascii_uppercase())
+}
+
+/// The prefix variable of a registry: `kv` -> `POLYFLAKE_KV_PREFIX`.
+pub fn prefix_variable(name: &str) -> String {
+    format!("POLYFLAKE_{}_PREFIX", name.to_ascii_uppercase())
+}
+
+/// Finds the connector named `name`, or says that this build lacks it and
+/// how to get one that has it.
+pub fn find_connector<'a>(
+    connectors: &[&'a dyn LeaseConnector],
+    name: &str,
+) -> Result<&'a dyn LeaseConnector> {
+    connectors
+        .iter()
+        .copied()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "this build of polyflake has no {name} lease (asked for by {} or {name} settings): \
+                 it was built without the cargo feature `{name}`. Use a released package (they \
+                 include it) or rebuild with `--features {name}` (docs/identity.md, \"Remote \
+                 leases and the build\")",
+                endpoints_variable(name)
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_validate_and_bad_settings_are_named() {
+        let ok = RegistrySettings::new(["http://127.0.0.1:2379"]);
+        ok.validate().unwrap();
+        let message = |change: fn(&mut RegistrySettings)| {
+            let mut s = ok.clone();
+            change(&mut s);
+            s.validate().unwrap_err().to_string()
+        };
+        assert!(message(|s| s.endpoints.clear()).contains("endpoint"));
+        assert!(message(|s| s.ttl = Duration::from_millis(2500)).contains("whole seconds"));
+        assert!(message(|s| s.safety_margin = s.ttl).contains("margin"));
+        assert!(message(|s| s.keep_alive = Duration::from_secs(7)).contains("keep-alive"));
+        assert!(message(|s| s.node_range = Some(3..3)).contains("empty"));
+        assert!(message(|s| s.prefix = "x".into()).contains("'/'"));
+    }
+
+    #[test]
+    fn endpoints_and_variables() {
+        assert_eq!(parse_endpoints(" a, ,b ,"), ["a", "b"]);
+        assert_eq!(endpoints_variable("kv"), "POLYFLAKE_KV_ENDPOINTS");
+        assert_eq!(prefix_variable("kv"), "POLYFLAKE_KV_PREFIX");
+        let err = find_connector(&[], "kv").unwrap_err();
+        assert_eq!(err.code(), "INVALID_ARGUMENT");
+        assert!(err.to_string().contains("--features kv"), "{err}");
+    }
+}
