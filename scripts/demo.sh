@@ -2,6 +2,7 @@
 # The README's main job: build the CLI and the three bindings (default
 # features: Rust, Python, Node, a JDK and Maven are all it needs), mint IDs,
 # take one apart, and show that every language reads it identically.
+# Build output goes to target/demo-build.log; the screen shows the demo.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$root"
@@ -19,23 +20,36 @@ quietly() {
 }
 
 echo "polyflake: building the CLI and the Python, Node and Kotlin packages (first run takes a few minutes; log in target/demo-build.log)"
-# One cargo invocation for the CLI and the Node and Kotlin libraries shares
-# their dependency graph; the Python build then finds most of it done.
-quietly cargo build --release -p polyflake-cli -p polyflake-node -p polyflake-kotlin -p uniffi-bindgen
+# Debug builds: the demo mints a handful of IDs, so compile time is what
+# counts (the tests and benchmarks use release builds). Downloads (npm, pip,
+# Maven) run beside the first compile, which keeps both cores busy.
 venv="$work/py-venv-demo"
-[ -x "$venv/bin/maturin" ] || { quietly python3 -m venv "$venv" &&
-    quietly "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin; }
+background() { quietly "$@" & }
+need() { [ -z "$1" ] || wait "$1" || exit 1; }
+background bash -c "cd bindings-node && npm ci --no-audit --no-fund --loglevel=error"
+npm_ready=$!
+pip_ready=""
+if [ ! -x "$venv/bin/maturin" ]; then
+    background bash -c "python3 -m venv '$venv' &&
+        '$venv/bin/python' -m pip install -q --disable-pip-version-check maturin"
+    pip_ready=$!
+fi
+background mvn -q -B -ntp -f bindings-kotlin/pom.xml dependency:go-offline
+maven_ready=$!
+quietly cargo build -p polyflake-cli
+need "$pip_ready"
 rm -rf "$work/wheels/demo"
-quietly "$venv/bin/maturin" build --release -m bindings-python/Cargo.toml -o "$work/wheels/demo"
+quietly "$venv/bin/maturin" build --profile dev -m bindings-python/Cargo.toml -o "$work/wheels/demo"
 quietly "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall "$work"/wheels/demo/polyflake-*.whl
-(cd bindings-node && quietly npm ci --no-audit --no-fund --loglevel=error &&
-    quietly npx napi build --platform --release --js index.js --dts index.d.ts)
-BUILD_FEATURES="" quietly bash scripts/test-kotlin.sh -q -Dmaven.test.skip=true
-quietly mvn -q -B -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath \
+need "$npm_ready"
+(cd bindings-node && quietly npx napi build --platform --js index.js --dts index.d.ts)
+need "$maven_ready"
+BUILD_FEATURES="" BUILD_PROFILE=dev quietly bash scripts/test-kotlin.sh -q -Dmaven.test.skip=true
+quietly mvn -q -B -ntp -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath \
     -Dmdep.outputFile="$work/kotlin-cp.txt" -Dmdep.includeScope=runtime
 jar=$(ls bindings-kotlin/target/polyflake-*.jar | head -1)
 
-pf="$cargo_target/release/polyflake"
+pf="$cargo_target/debug/polyflake"
 export POLYFLAKE_STATE_DIR="$work/demo-state"
 
 say "polyflake next: three IDs (no identity given, so a local lease picks one)"

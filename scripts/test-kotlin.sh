@@ -3,24 +3,27 @@
 # library mode, bundles it where JNA finds it, and runs the JUnit suite
 # against the packaged jar (mvn verify). The features come from
 # $BUILD_FEATURES: `etcd test-hooks` for the tests (the default here);
-# `make demo` packages a lean jar with none. For the tests, a second library
-# without etcd (`test-hooks` alone, the same API) is checked to refuse etcd.
+# `make demo` packages a lean jar with none, built with $BUILD_PROFILE `dev`.
+# For the tests, a second library without etcd (`test-hooks` alone, the same
+# API) is checked to refuse etcd. uniffi-bindgen is a tool: a debug build.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 features=${BUILD_FEATURES-etcd test-hooks}
+profile=${BUILD_PROFILE:-release}
 module="$root/bindings-kotlin"
-lib="$cargo_target/release/libpolyflake_kotlin.so"
+lib="$cargo_target/$([ "$profile" = dev ] && echo debug || echo "$profile")/libpolyflake_kotlin.so"
 prefixed() { for f in "$@"; do printf 'polyflake-kotlin/%s ' "$f"; done; }
 rm -rf "$module/target/generated-sources/uniffi" "$module/target/native" "$module/target/native-without-etcd"
 if [[ " $features " == *" test-hooks "* ]]; then
     bash "$root/scripts/debian-deps.sh"
-    cargo build --quiet --release -p polyflake-kotlin --features polyflake-kotlin/test-hooks
+    cargo build --quiet --profile "$profile" -p polyflake-kotlin --features polyflake-kotlin/test-hooks
     mkdir -p "$module/target/native-without-etcd"
     cp "$lib" "$module/target/native-without-etcd/"
 fi
 # shellcheck disable=SC2046
-cargo build --quiet --release -p polyflake-kotlin -p uniffi-bindgen --features "$(prefixed $features)"
-"$cargo_target/release/uniffi-bindgen" generate --library "$lib" --language kotlin \
+cargo build --quiet --profile "$profile" -p polyflake-kotlin --features "$(prefixed $features)"
+cargo build --quiet -p uniffi-bindgen
+"$cargo_target/debug/uniffi-bindgen" generate --library "$lib" --language kotlin \
     --out-dir "$module/target/generated-sources/uniffi" --no-format
 mkdir -p "$module/target/native/linux-x86-64"
 cp "$lib" "$module/target/native/linux-x86-64/"

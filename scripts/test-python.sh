@@ -12,7 +12,7 @@ wheels="$work/wheels"
 
 rm -rf "$venv" "$wheels" "$work/py-lean"
 python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff
+"$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
     --features etcd,test-hooks -o "$wheels/test"
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"

@@ -142,7 +142,7 @@ impl FfiGenerator {
 
     /// `n` IDs in one crossing, as the bits of `Long`s.
     pub fn next_ids(&self, n: u32) -> Result<Vec<i64>> {
-        let mut ids = vec![0u64; n as usize];
+        let mut ids = vec![0u64; Generator::batch_size(u64::from(n))?];
         self.inner.fill(&mut ids)?;
         Ok(ids.into_iter().map(|id| id as i64).collect())
     }
@@ -169,6 +169,12 @@ impl FfiGenerator {
     pub fn fast_handle(&self) -> u64 {
         Arc::into_raw(Arc::clone(&self.inner)) as usize as u64
     }
+}
+
+/// The largest batch `nextIds` hands out in one call (the core's).
+#[uniffi::export]
+pub fn max_batch() -> u64 {
+    Generator::MAX_BATCH
 }
 
 /// `polyflake_next_id`'s answer when it cannot issue an ID (an error, or a

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict'
+import { mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'node:test'
 
 import * as pf from 'polyflake'
@@ -97,14 +100,45 @@ test('CommonJS and ESM see one module', () => {
 test('fromEnv follows the environment', () => {
   const saved = { ...process.env }
   try {
+    process.env.POLYFLAKE_STATE_DIR = mkdtempSync(join(tmpdir(), 'polyflake-node-env-'))
     process.env.POLYFLAKE_NODE_ID = '37'
     const g = pf.Generator.fromEnv('twitter')
     assert.deepEqual(g.nodeFields, { datacenterId: 1, machineId: 5 })
-    assert.equal(g.identitySource, 'POLYFLAKE_NODE_ID=37')
+    assert.match(g.identitySource, /^POLYFLAKE_NODE_ID=37 \(locked at /)
     assert.ok(g instanceof pf.Generator)
+    // One live generator per identity: the second is refused, naming the holder.
+    assert.throws(() => pf.Generator.fromEnv('twitter'), (e) => e.code === 'LEASE_LOST' && e.message.includes(`pid ${process.pid}`))
     process.env.POLYFLAKE_NODE_ID = 'x'
     assert.throws(() => pf.Generator.fromEnv('twitter'), { code: 'INVALID_ARGUMENT', message: /POLYFLAKE_NODE_ID/ })
   } finally {
     process.env = saved
   }
+})
+
+test('batch sizes are checked: never wrapped, truncated or allocated past the maximum', () => {
+  const g = new pf.Generator('snowflake', { nodeId: 1 })
+  for (const n of [-1, 1.5, NaN, '3x', 2 ** 53]) {
+    assert.throws(() => g.nextIds(n), (e) => (e instanceof RangeError || e instanceof TypeError) && typeof e.code === 'string', String(n))
+  }
+  for (const n of [2 ** 24 + 1, 2 ** 32]) {
+    assert.throws(() => g.nextIds(n), (e) => e instanceof RangeError && e.code === 'FIELD_OUT_OF_RANGE' && /16777216/.test(e.message), String(n))
+  }
+  assert.equal(g.nextIds(3).length, 3)
+  assert.equal(g.nextIds(3n).length, 3)
+})
+
+test('a decoder never writes into a detached or foreign buffer', () => {
+  // The native function polyflake.js builds decode on, as anyone can reach it.
+  const { _bindDecode } = createRequire(import.meta.url)('../polyflake.linux-x64-gnu.node')
+  const out = new Float64Array(4)
+  const decode = _bindDecode('twitter', out)
+  decode(ID)
+  assert.equal(out[0], 1700000000123)
+  structuredClone(out.buffer, { transfer: [out.buffer] })
+  assert.equal(out.length, 0)
+  assert.throws(() => decode(ID), (e) => e.code === 'INVALID_ARGUMENT' && /detached, or too short/.test(e.message))
+  assert.throws(() => _bindDecode('twitter', new Float64Array(1)), (e) => e.code === 'INVALID_ARGUMENT')
+  assert.throws(() => _bindDecode('twitter', [0, 0, 0, 0]), (e) => e instanceof TypeError)
+  assert.throws(() => _bindDecode('twitter', new Float32Array(4)), (e) => e instanceof TypeError)
+  assert.equal(pf.decode(ID, 'twitter').machineId, 17)
 })

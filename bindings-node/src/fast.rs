@@ -14,7 +14,7 @@ use napi::Env;
 use polyflake::{Generator, Layout};
 
 use crate::args::u64_arg;
-use crate::error::throw;
+use crate::error::{throw, wrong_type};
 use crate::parts::decode_into;
 
 fn check(status: sys::napi_status) -> Result<()> {
@@ -141,9 +141,54 @@ pub(crate) fn bind_next_id(
     )
 }
 
+/// A decoder keeps a strong reference to the caller's `Float64Array`, never
+/// a pointer into it: the array's memory is looked up on every call, so an
+/// array whose buffer was transferred (detached) or is too short is refused
+/// with an error, never written.
 struct Decoder {
     layout: Layout,
-    out: Float64Array,
+    env: sys::napi_env,
+    out: sys::napi_ref,
+}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        // Runs in the function's finalizer, on the JS thread of `env`.
+        unsafe { sys::napi_delete_reference(self.env, self.out) };
+    }
+}
+
+/// The writable `f64`s of the typed array `value`, if it is a live
+/// `Float64Array` of at least `needed` elements.
+unsafe fn float64s<'a>(env: &Env, value: sys::napi_value, needed: usize) -> Result<&'a mut [f64]> {
+    let mut kind = 0;
+    let mut length = 0usize;
+    let mut data = ptr::null_mut();
+    let mut buffer = ptr::null_mut();
+    let mut offset = 0usize;
+    let status = unsafe {
+        sys::napi_get_typedarray_info(
+            env.raw(),
+            value,
+            &mut kind,
+            &mut length,
+            &mut data,
+            &mut buffer,
+            &mut offset,
+        )
+    };
+    if status != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array {
+        return Err(wrong_type(env, "out", "a Float64Array"));
+    }
+    if data.is_null() || length < needed {
+        return Err(throw(
+            env,
+            polyflake::Error::InvalidArgument(format!(
+                "the decode buffer holds {length} numbers (detached, or too short); it needs {needed}"
+            )),
+        ));
+    }
+    Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<f64>(), length) })
 }
 
 unsafe extern "C" fn decode(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
@@ -160,10 +205,13 @@ unsafe extern "C" fn decode(env: sys::napi_env, info: sys::napi_callback_info) -
                 ptr::null_mut(),
                 &mut data,
             ))?;
-            let decoder = &mut *data.cast::<Decoder>();
+            let decoder = &*data.cast::<Decoder>();
             let id = u64_arg(e, "id", &Unknown::from_raw_unchecked(env, arg))?;
-            // polyflake.js owns the array, never detaches it, and runs nothing while we write.
-            decode_into(e, &decoder.layout, id, decoder.out.as_mut())?;
+            let mut array = ptr::null_mut();
+            check(sys::napi_get_reference_value(env, decoder.out, &mut array))?;
+            // Looked up after the argument's conversion, which may run JS.
+            let out = float64s(e, array, 2 + decoder.layout.node_fields().len())?;
+            decode_into(e, &decoder.layout, id, out)?;
             let mut undefined = ptr::null_mut();
             check(sys::napi_get_undefined(env, &mut undefined))?;
             Ok(undefined)
@@ -171,11 +219,22 @@ unsafe extern "C" fn decode(env: sys::napi_env, info: sys::napi_callback_info) -
     }
 }
 
-pub(crate) fn bind_decode(env: &Env, layout: Layout, out: Float64Array) -> Result<Unknown<'_>> {
+pub(crate) fn bind_decode<'env>(
+    env: &'env Env,
+    layout: Layout,
+    out: Unknown<'_>,
+) -> Result<Unknown<'env>> {
+    unsafe { float64s(env, out.raw(), 2 + layout.node_fields().len())? };
+    let mut reference = ptr::null_mut();
+    check(unsafe { sys::napi_create_reference(env.raw(), out.raw(), 1, &mut reference) })?;
     function_with(
         env,
         "decode",
         Some(decode),
-        Box::new(Decoder { layout, out }),
+        Box::new(Decoder {
+            layout,
+            env: env.raw(),
+            out: reference,
+        }),
     )
 }

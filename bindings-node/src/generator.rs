@@ -263,8 +263,13 @@ impl JsGenerator {
 
     /// `n` strictly increasing IDs in one call.
     #[napi(catch_unwind)]
-    pub fn next_ids(&self, env: Env, n: u32) -> Result<BigUint64Array> {
-        let mut ids = vec![0u64; n as usize];
+    pub fn next_ids(
+        &self,
+        env: Env,
+        #[napi(ts_arg_type = "number")] n: Unknown<'_>,
+    ) -> Result<BigUint64Array> {
+        let n = Generator::batch_size(u64_arg(&env, "n", &n)?).or_throw(&env)?;
+        let mut ids = vec![0u64; n];
         self.inner.fill(&mut ids).or_throw(&env)?;
         Ok(BigUint64Array::new(ids))
     }

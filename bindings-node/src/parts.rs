@@ -59,16 +59,9 @@ pub fn compose(
 pub fn bind_decode<'env>(
     env: &'env Env,
     #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
-    out: Float64Array,
+    #[napi(ts_arg_type = "Float64Array")] out: Unknown<'_>,
 ) -> Result<Unknown<'env>> {
     let layout = with_layout(env, &layout, |layout| Ok(layout.clone()))?;
-    if out.len() < 2 + layout.node_fields().len() {
-        return Err(wrong_type(
-            env,
-            "out",
-            "a Float64Array of the layout's size",
-        ));
-    }
     crate::fast::bind_decode(env, layout, out)
 }
 

@@ -232,7 +232,7 @@ impl PyGenerator {
     /// `n` strictly increasing IDs in one call (the GIL is released meanwhile).
     fn next_ids(&self, py: Python<'_>, n: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
         self.check_process()?;
-        let n = u64_arg("n", n)? as usize;
+        let n = Generator::batch_size(u64_arg("n", n)?).py_err()?;
         let mut ids = vec![0u64; n];
         py.detach(|| self.inner.fill(&mut ids)).py_err()?;
         Ok(ids)

@@ -134,15 +134,20 @@ def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     for key in list(os.environ):
         if key.startswith("POLYFLAKE_"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "37")
     g = polyflake.Generator.from_env("twitter")
     assert g.node_fields == [("datacenter_id", 1), ("machine_id", 5)]
-    assert g.identity_source == "POLYFLAKE_NODE_ID=37"
+    assert g.identity_source.startswith("POLYFLAKE_NODE_ID=37 (locked at ")
+    # One live generator per identity: a second one (a forked worker, a copied
+    # config) is refused, naming the holder.
+    with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}"):
+        polyflake.Generator.from_env("twitter")
+    del g
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "not-a-number")
     with pytest.raises(polyflake.InvalidArgumentError, match="POLYFLAKE_NODE_ID"):
         polyflake.Generator.from_env("twitter")
     monkeypatch.delenv("POLYFLAKE_NODE_ID")
-    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
     a = polyflake.Generator.from_env("snowflake")
     b = polyflake.Generator.from_env("snowflake")
     assert a.node_fields != b.node_fields
@@ -150,10 +155,11 @@ def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert (tmp_path / "snowflake" / "node-0.lock").exists()
 
 
-def test_every_identity_variable_form(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_identity_variable_form(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for key in list(os.environ):
         if key.startswith("POLYFLAKE_"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
     # `snowflake`'s one field is `node_id`: its field variable is POLYFLAKE_NODE_ID.
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "17")
     assert polyflake.Generator.from_env("snowflake").node_fields == [("node_id", 17)]
@@ -190,3 +196,12 @@ def test_a_forked_child_leases_an_identity_of_its_own(
     child_node = int(os.read(read, 20))
     os.waitpid(pid, 0)
     assert child_node != dict(parent.node_fields)["node_id"]
+
+
+@pytest.mark.parametrize("n", [2**24 + 1, 2**33, 2**62, 2**64 - 1])
+def test_a_batch_past_the_maximum_is_a_value_error(n: int) -> None:
+    g = polyflake.Generator("snowflake", node_id=1)
+    with pytest.raises(polyflake.FieldOutOfRangeError, match="16777216") as e:
+        g.next_ids(n)
+    assert isinstance(e.value, ValueError)
+    assert len(g.next_ids(3)) == 3

@@ -318,3 +318,62 @@ fn a_killed_process_frees_its_value_and_its_successor_starts_past_its_mark() {
     assert!(timestamp > mark, "{timestamp} <= {mark}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn two_processes_with_one_node_id_on_a_host_the_second_is_refused() {
+    let dir = state_dir("same-node-id");
+    let mut holder = polyflake()
+        .args(["next", "--count", "100000000"])
+        .env("POLYFLAKE_STATE_DIR", &dir)
+        .env("POLYFLAKE_NODE_ID", "17")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    holder
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    let out = polyflake()
+        .args(["next"])
+        .env("POLYFLAKE_STATE_DIR", &dir)
+        .env("POLYFLAKE_NODE_ID", "17")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert!(
+        err.contains("node value 17 of layout snowflake")
+            && err.contains(&format!("pid {}", holder.id())),
+        "{err}"
+    );
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    // Once it is gone, the value is free, and its successor starts past its mark.
+    let (code, out, err) = {
+        let out = polyflake()
+            .args(["next"])
+            .env("POLYFLAKE_STATE_DIR", &dir)
+            .env("POLYFLAKE_NODE_ID", "17")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    assert_eq!(code, Some(0), "{err}");
+    let last_seen: u64 = String::from_utf8_lossy(&first)
+        .lines()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(out.trim().parse::<u64>().unwrap() > last_seen);
+    std::fs::remove_dir_all(dir).unwrap();
+}

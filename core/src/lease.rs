@@ -2,8 +2,17 @@
 //! locking files in a state directory. The OS drops the lock when its process
 //! dies, so a killed process's value is free at once; the high-water mark
 //! beside each lock makes its successor start past the time it used.
+//!
+//! A lock on a file that was deleted (a tmp cleaner, an `rm -rf`) or
+//! replaced no longer excludes anyone: a newcomer locks a new file at the same
+//! path. So every time the holder moves its mark ahead it checks, before and
+//! after the write, that the path still names the file it locked, and refuses
+//! (`LEASE_LOST`) when it does not. It never issues past a mark it wrote while
+//! the lock was whole; a newcomer starts past whichever mark it read.
 
 use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -18,7 +27,7 @@ pub struct LocalLease {
     nodes: Vec<u64>,
     mark: FileMark,
     lock_path: PathBuf,
-    _lock: File,
+    lock: File,
 }
 
 /// A directory name for a layout: the preset's name, or a digest of a custom
@@ -45,9 +54,102 @@ pub fn layout_key(layout: &Layout) -> String {
     format!("custom-{hash:016x}")
 }
 
+/// What one attempt to lock a node value found.
+enum Attempt {
+    Held(LocalLease),
+    Busy,
+    Unusable(String),
+}
+
 impl LocalLease {
     /// Claims the lowest free node value of `layout` under `state_dir`.
     pub fn acquire(layout: &Layout, state_dir: &Path) -> Result<LocalLease> {
+        let space = node_space(layout).min(u128::from(u64::MAX)) as u64;
+        Self::acquire_in(layout, state_dir, 0..space)
+    }
+
+    /// Claims the lowest free node value in `numbers` (all node fields read
+    /// as one number).
+    pub fn acquire_in(
+        layout: &Layout,
+        state_dir: &Path,
+        numbers: Range<u64>,
+    ) -> Result<LocalLease> {
+        let dir = Self::layout_dir(layout, state_dir)?;
+        let count = numbers.end - numbers.start;
+        // A value whose lock file cannot be opened (a directory planted at its
+        // path, a file of another user) is skipped, not the end of the claim.
+        let mut unusable: Option<String> = None;
+        for number in numbers.clone() {
+            match Self::attempt(layout, &dir, number)? {
+                Attempt::Held(lease) => return Ok(lease),
+                Attempt::Busy => continue,
+                Attempt::Unusable(why) => {
+                    unusable.get_or_insert(why);
+                }
+            }
+        }
+        let which = if count as u128 == node_space(layout) {
+            format!("every one of the {count} node values")
+        } else {
+            format!(
+                "every one of the {count} node values {}..{}",
+                numbers.start, numbers.end
+            )
+        };
+        Err(Error::LeaseLost(match unusable {
+            Some(first) => format!(
+                "no node value of layout {} could be leased under {}: each is held by a live process or its lock file cannot be opened (first: {first})",
+                layout.name(),
+                dir.display()
+            ),
+            None => format!(
+                "{which} of layout {} is held by a live process under {}",
+                layout.name(),
+                dir.display()
+            ),
+        }))
+    }
+
+    /// Locks exactly node value `number`, which `source` (a variable, an
+    /// ordinal) named: a second live process on this host with the same
+    /// value is refused, naming the holder.
+    pub fn acquire_exactly(
+        layout: &Layout,
+        state_dir: &Path,
+        number: u64,
+        source: &str,
+    ) -> Result<LocalLease> {
+        let dir = Self::layout_dir(layout, state_dir)?;
+        match Self::attempt(layout, &dir, number)? {
+            Attempt::Held(lease) => Ok(lease),
+            Attempt::Busy => {
+                let lock_path = dir.join(format!("node-{number}.lock"));
+                let holder = fs::read_to_string(&lock_path)
+                    .ok()
+                    .map(|t| t.trim().to_owned())
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| "another process".to_owned());
+                Err(Error::LeaseLost(format!(
+                    "node value {number} of layout {} ({source}) is held by a live process on this host ({holder}, per {}); two processes with one identity issue the same IDs. Give each process its own value, or let each lease one (unset the variable, or add POLYFLAKE_WORKER_BITS for pre-forked workers; docs/identity.md)",
+                    layout.name(),
+                    lock_path.display()
+                )))
+            }
+            Attempt::Unusable(why) => Err(Error::LeaseLost(format!(
+                "cannot lock node value {number} of layout {} ({source}): {why}",
+                layout.name()
+            ))),
+        }
+    }
+
+    /// Keeps the high-water mark in `mark` rather than beside the lock.
+    pub fn with_mark(mut self, mark: FileMark) -> LocalLease {
+        self.mark = mark;
+        self
+    }
+
+    fn layout_dir(layout: &Layout, state_dir: &Path) -> Result<PathBuf> {
         let dir = state_dir.join(layout_key(layout));
         fs::create_dir_all(&dir).map_err(|e| {
             Error::LeaseLost(format!(
@@ -55,42 +157,41 @@ impl LocalLease {
                 dir.display()
             ))
         })?;
-        let space = node_space(layout).min(u128::from(u64::MAX)) as u64;
-        for number in 0..space {
-            let lock_path = dir.join(format!("node-{number}.lock"));
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&lock_path)
-                .map_err(|e| {
-                    Error::LeaseLost(format!("cannot open {} ({e})", lock_path.display()))
-                })?;
-            match file.try_lock() {
-                Ok(()) => {
-                    return Ok(LocalLease {
-                        number,
-                        nodes: split_node_number(layout, number, "node number")?,
-                        mark: FileMark::new(dir.join(format!("node-{number}.hwm"))),
-                        lock_path,
-                        _lock: file,
-                    })
-                }
-                Err(TryLockError::WouldBlock) => continue,
-                Err(TryLockError::Error(e)) => {
-                    return Err(Error::LeaseLost(format!(
-                        "cannot lock {} ({e})",
-                        lock_path.display()
-                    )))
-                }
+        Ok(dir)
+    }
+
+    fn attempt(layout: &Layout, dir: &Path, number: u64) -> Result<Attempt> {
+        let lock_path = dir.join(format!("node-{number}.lock"));
+        let mut file = match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+        {
+            Ok(file) => file,
+            Err(e) => return Ok(Attempt::Unusable(format!("{} ({e})", lock_path.display()))),
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                // Who holds it, for the message a second process gets.
+                let _ = file
+                    .set_len(0)
+                    .and_then(|()| write!(file, "pid {}", std::process::id()));
+                Ok(Attempt::Held(LocalLease {
+                    number,
+                    nodes: split_node_number(layout, number, "node number")?,
+                    mark: FileMark::new(dir.join(format!("node-{number}.hwm"))),
+                    lock_path,
+                    lock: file,
+                }))
             }
+            Err(TryLockError::WouldBlock) => Ok(Attempt::Busy),
+            Err(TryLockError::Error(e)) => Err(Error::LeaseLost(format!(
+                "cannot lock {} ({e})",
+                lock_path.display()
+            ))),
         }
-        Err(Error::LeaseLost(format!(
-            "every one of the {space} node values of layout {} is held by a live process under {}",
-            layout.name(),
-            dir.display()
-        )))
     }
 
     /// The node number held (all node fields read as one number).
@@ -105,6 +206,30 @@ impl LocalLease {
     pub fn lock_path(&self) -> &Path {
         &self.lock_path
     }
+    /// The high-water mark's file.
+    pub fn mark_path(&self) -> &Path {
+        self.mark.path()
+    }
+
+    /// Fails unless the lock path still names the file this lease locked.
+    fn check_still_held(&self) -> Result<()> {
+        let lost = |why: String| {
+            Err(Error::LeaseLost(format!(
+                "the lock file {} of node {} {why} while this process held it; another process may hold the value now, so IDs are refused (create a new generator to lease again)",
+                self.lock_path.display(),
+                self.number
+            )))
+        };
+        let held = self
+            .lock
+            .metadata()
+            .map_err(|e| Error::LeaseLost(format!("cannot stat the held lock file ({e})")))?;
+        match fs::metadata(&self.lock_path) {
+            Ok(now) if same_file(&held, &now) => Ok(()),
+            Ok(_) => lost("was replaced".into()),
+            Err(e) => lost(format!("was removed ({e})")),
+        }
+    }
 }
 
 impl MarkStore for LocalLease {
@@ -112,8 +237,21 @@ impl MarkStore for LocalLease {
         self.mark.load()
     }
     fn persist(&self, until_ms: i64) -> Result<()> {
-        self.mark.persist(until_ms)
+        self.check_still_held()?;
+        self.mark.persist(until_ms)?;
+        self.check_still_held()
     }
+}
+
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    true
 }
 
 #[cfg(test)]
@@ -137,6 +275,52 @@ mod tests {
         assert_eq!(err.code(), "LEASE_LOST");
         assert!(err.to_string().contains("every one of the 2 node values"));
         drop((b, c));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_deleted_or_replaced_lock_file_stops_the_holder() {
+        let dir = std::env::temp_dir().join(format!("polyflake-lease-rm-{}", std::process::id()));
+        let layout = Layout::twitter();
+        let a = LocalLease::acquire(&layout, &dir).unwrap();
+        a.persist(1_000).unwrap();
+        fs::remove_file(a.lock_path()).unwrap();
+        // The newcomer locks a new file at the same path and gets node 0 too …
+        let b = LocalLease::acquire(&layout, &dir).unwrap();
+        assert_eq!((a.number(), b.number()), (0, 0));
+        assert_eq!(
+            b.load().unwrap(),
+            Some(1_000),
+            "… but starts past the holder's mark"
+        );
+        // … and the holder refuses to move its mark on, so it issues nothing past it.
+        let err = a.persist(2_000).unwrap_err();
+        assert_eq!(err.code(), "LEASE_LOST");
+        assert!(err.to_string().contains("was replaced"), "{err}");
+        assert_eq!(
+            b.load().unwrap(),
+            Some(1_000),
+            "the refused write never happened"
+        );
+        b.persist(3_000).unwrap();
+        drop(b);
+        fs::remove_file(a.lock_path()).unwrap();
+        assert!(a
+            .persist(4_000)
+            .unwrap_err()
+            .to_string()
+            .contains("was removed"));
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_unopenable_lock_path_is_skipped() {
+        let dir = std::env::temp_dir().join(format!("polyflake-lease-dir-{}", std::process::id()));
+        let layout = Layout::twitter();
+        fs::create_dir_all(dir.join("twitter/node-0.lock")).unwrap();
+        let a = LocalLease::acquire(&layout, &dir).unwrap();
+        assert_eq!(a.number(), 1);
+        drop(a);
         fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -129,11 +129,24 @@ fn corrupt_marks_are_an_error_never_a_reset() {
 fn from_env_uses_variables_then_the_local_lease() {
     let dir = temp_dir("env");
     let layout = Layout::twitter();
-    let g = from_env(&layout, &[("POLYFLAKE_NODE_ID", "37".into())]).unwrap();
-    assert_eq!(g.node_values(), &[1, 5]);
-    assert_eq!(g.identity_source(), "POLYFLAKE_NODE_ID=37");
-
     let state = dir.join("state").to_string_lossy().into_owned();
+    let g = from_env(
+        &layout,
+        &[
+            ("POLYFLAKE_NODE_ID", "37".into()),
+            ("POLYFLAKE_STATE_DIR", state.clone()),
+        ],
+    )
+    .unwrap();
+    assert_eq!(g.node_values(), &[1, 5]);
+    assert!(
+        g.identity_source()
+            .starts_with("POLYFLAKE_NODE_ID=37 (locked at "),
+        "{}",
+        g.identity_source()
+    );
+    drop(g);
+
     let a = from_env(&layout, &[("POLYFLAKE_STATE_DIR", state.clone())]).unwrap();
     let b = from_env(&layout, &[("POLYFLAKE_STATE_DIR", state.clone())]).unwrap();
     assert_ne!(a.node_values(), b.node_values());
@@ -141,7 +154,7 @@ fn from_env_uses_variables_then_the_local_lease() {
     let last = layout.decode(a.next_id().unwrap()).unwrap().timestamp_ms;
     drop(a);
     // The freed node value goes to the next process, which starts past its mark.
-    let c = from_env(&layout, &[("POLYFLAKE_STATE_DIR", state)]).unwrap();
+    let c = from_env(&layout, &[("POLYFLAKE_STATE_DIR", state.clone())]).unwrap();
     assert!(c.identity_source().starts_with("local lease on node 0"));
     let first = layout.decode(c.next_id().unwrap()).unwrap().timestamp_ms;
     assert!(first > last);
@@ -153,6 +166,7 @@ fn from_env_uses_variables_then_the_local_lease() {
             ("POLYFLAKE_DATACENTER_ID", "3".into()),
             ("POLYFLAKE_MACHINE_ID", "4".into()),
             ("POLYFLAKE_STATE_FILE", file.clone()),
+            ("POLYFLAKE_STATE_DIR", state.clone()),
         ],
     )
     .unwrap();
@@ -160,5 +174,132 @@ fn from_env_uses_variables_then_the_local_lease() {
     assert!(FileMark::new(&file).load().unwrap().is_some());
     let err = from_env(&layout, &[("POLYFLAKE_MACHINE_ID", "x".into())]).unwrap_err();
     assert!(err.to_string().contains("POLYFLAKE_DATACENTER_ID"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn one_live_holder_per_identity_whatever_its_source() {
+    let dir = temp_dir("one-holder");
+    let layout = Layout::twitter();
+    let state = dir.to_string_lossy().into_owned();
+    let vars = |pairs: &[(&'static str, &str)]| -> Vec<(&'static str, String)> {
+        let mut v: Vec<(&'static str, String)> =
+            pairs.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        v.push(("POLYFLAKE_STATE_DIR", state.clone()));
+        v
+    };
+    let a = from_env(&layout, &vars(&[("POLYFLAKE_NODE_ID", "37")])).unwrap();
+    // The same value by another variable form, or leased: never twice at once.
+    for pairs in [
+        vec![("POLYFLAKE_NODE_ID", "37")],
+        vec![
+            ("POLYFLAKE_DATACENTER_ID", "1"),
+            ("POLYFLAKE_MACHINE_ID", "5"),
+        ],
+        vec![("POLYFLAKE_ORDINAL", "37")],
+    ] {
+        let err = from_env(&layout, &vars(&pairs)).unwrap_err();
+        assert_eq!(err.code(), "LEASE_LOST");
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("pid {}", std::process::id())),
+            "{text}"
+        );
+        assert!(text.contains("node value 37"), "{text}");
+    }
+    // A leased value skips it.
+    let leased: Vec<_> = (0..38)
+        .map(|_| from_env(&layout, &vars(&[])).unwrap())
+        .collect();
+    assert!(leased.iter().all(|g| g.node_values() != [1, 5]));
+    drop(a);
+    from_env(&layout, &vars(&[("POLYFLAKE_NODE_ID", "37")])).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn every_identity_from_the_environment_keeps_a_mark() {
+    let dir = temp_dir("marks");
+    let layout = Layout::twitter();
+    let mut vars: HashMap<String, String> = [
+        ("POLYFLAKE_NODE_ID", "9"),
+        ("POLYFLAKE_STATE_DIR", dir.to_str().unwrap()),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let start = layout.epoch_ms() + 9_000_000;
+    let run = |vars: &HashMap<String, String>, at: i64| {
+        let clock = Arc::new(ManualClock::new(at));
+        let identity = WorkerIdentity::resolve_from(&layout, vars, clock, &[]).unwrap();
+        Generator::builder(layout.clone())
+            .identity(identity)
+            .on_clock_backwards(BackwardsPolicy::Fail)
+            .build()
+            .unwrap()
+    };
+    for (i, form) in [
+        vec![("POLYFLAKE_NODE_ID", "9")],
+        vec![
+            ("POLYFLAKE_DATACENTER_ID", "0"),
+            ("POLYFLAKE_MACHINE_ID", "9"),
+        ],
+        vec![("POLYFLAKE_ORDINAL", "9")],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // One value, one mark file, whichever variable names it.
+        let start = start + i as i64 * 100_000;
+        vars.retain(|k, _| k == "POLYFLAKE_STATE_DIR");
+        vars.extend(form.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let first = run(&vars, start);
+        let last = first.next_ids(10).unwrap()[9];
+        drop(first);
+        // A restart onto a clock 100 ms behind: never an ID at or below the last.
+        let second = run(&vars, start - 100);
+        match second.next_id() {
+            Ok(id) => assert!(id > last),
+            Err(e) => assert_eq!(e.code(), "CLOCK_MOVED_BACKWARDS"),
+        }
+        drop(second);
+        let logical = Generator::builder(layout.clone())
+            .identity(
+                WorkerIdentity::resolve_from(
+                    &layout,
+                    &vars,
+                    Arc::new(ManualClock::new(start - 100)),
+                    &[],
+                )
+                .unwrap(),
+            )
+            .on_clock_backwards(BackwardsPolicy::Logical)
+            .build()
+            .unwrap();
+        assert!(logical.next_id().unwrap() > last, "{form:?}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn worker_bits_give_each_process_of_a_host_its_own_value() {
+    let dir = temp_dir("workers");
+    let layout = Layout::snowflake();
+    let vars = [
+        ("POLYFLAKE_NODE_ID", "5".to_string()),
+        ("POLYFLAKE_WORKER_BITS", "2".to_string()),
+        ("POLYFLAKE_STATE_DIR", dir.to_string_lossy().into_owned()),
+    ];
+    let workers: Vec<_> = (0..4).map(|_| from_env(&layout, &vars).unwrap()).collect();
+    let mut values: Vec<u64> = workers.iter().map(|g| g.node_values()[0]).collect();
+    values.sort();
+    assert_eq!(values, [20, 21, 22, 23]);
+    let err = from_env(&layout, &vars).unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(
+        err.to_string()
+            .contains("every one of the 4 node values 20..24"),
+        "{err}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

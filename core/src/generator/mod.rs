@@ -273,8 +273,26 @@ impl Generator {
         Ok(())
     }
 
-    /// `n` increasing IDs.
+    /// The largest batch [`next_ids`](Self::next_ids) (and every binding's
+    /// `next_ids`/`nextIds`) hands out in one call: 2^24 IDs, 128 MiB, about
+    /// four seconds of a 4,096-per-millisecond layout's output.
+    pub const MAX_BATCH: u64 = 1 << 24;
+
+    /// Checks a batch size given by a caller: at most [`MAX_BATCH`](Self::MAX_BATCH).
+    pub fn batch_size(n: u64) -> Result<usize> {
+        if n > Self::MAX_BATCH {
+            return Err(Error::FieldOutOfRange {
+                field: "n".into(),
+                value: n,
+                max: Self::MAX_BATCH,
+            });
+        }
+        Ok(n as usize)
+    }
+
+    /// `n` increasing IDs (at most [`MAX_BATCH`](Self::MAX_BATCH)).
     pub fn next_ids(&self, n: usize) -> Result<Vec<u64>> {
+        let n = Self::batch_size(n as u64)?;
         let mut ids = vec![0; n];
         self.fill(&mut ids)?;
         Ok(ids)
@@ -479,6 +497,18 @@ mod tests {
         let ids = g.next_ids(600).unwrap();
         assert!(ids.windows(2).all(|w| w[0] < w[1]));
         assert!(ids[0] > block.ids().last().unwrap());
+    }
+
+    #[test]
+    fn batches_have_a_maximum() {
+        let (g, _clock) = manual(Layout::twitter(), BackwardsPolicy::Fail, 1_700_000_000_000);
+        let err = g.next_ids(1 << 40).unwrap_err();
+        assert_eq!(err.code(), "FIELD_OUT_OF_RANGE");
+        assert!(err.to_string().contains("16777216"), "{err}");
+        assert_eq!(
+            Generator::batch_size(Generator::MAX_BATCH).unwrap(),
+            1 << 24
+        );
     }
 
     #[test]

@@ -5,7 +5,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use super::{field_variable, split_node_number, Identity, ENV_NODE_ID, ENV_ORDINAL, ENV_STATE_DIR};
+use super::{
+    field_variable, node_space, split_node_number, Identity, ENV_NODE_ID, ENV_ORDINAL,
+    ENV_STATE_DIR, ENV_WORKER_BITS,
+};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, MAX_NODE_FIELDS};
 use crate::registry::{parse_endpoints, prefix_variable, RegistrySettings};
@@ -55,6 +58,16 @@ pub enum EnvChoice {
     Fixed(Identity),
     /// Lease a node value in this state directory.
     LocalLease(PathBuf),
+    /// The host part from a variable, the low `worker_bits` leased in this
+    /// state directory: node number `host << worker_bits | worker`.
+    HostAndWorker {
+        /// The host part.
+        host: u64,
+        /// How many low bits each process leases.
+        worker_bits: u32,
+        /// Where the host part came from, for people.
+        source: String,
+    },
     /// Lease a node value from the registry named `name`
     /// (`POLYFLAKE_<NAME>_ENDPOINTS`).
     Registry {
@@ -133,6 +146,16 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
             chosen.join(" and ")
         )));
     }
+    if let Some(text) = read(env, ENV_WORKER_BITS)? {
+        return host_and_worker(
+            layout,
+            env,
+            &text,
+            node_id,
+            !given_fields.is_empty(),
+            ordinal,
+        );
+    }
     if let Some((name, endpoints)) = registries.into_iter().next() {
         let mut settings = RegistrySettings::new(parse_endpoints(&endpoints));
         if settings.endpoints.is_empty() {
@@ -182,31 +205,7 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         return Ok(EnvChoice::Fixed(Identity { nodes, source }));
     }
     if let Some(text) = ordinal {
-        let (ordinal, from) = if text.trim() == "hostname" {
-            let host = env
-                .var("HOSTNAME")
-                .filter(|h| !h.is_empty())
-                .or_else(|| {
-                    std::fs::read_to_string("/etc/hostname")
-                        .ok()
-                        .map(|h| h.trim().to_owned())
-                })
-                .ok_or_else(|| {
-                    Error::InvalidArgument(format!(
-                        "{ENV_ORDINAL}=hostname but no hostname is known"
-                    ))
-                })?;
-            (hostname_ordinal(&host)?, format!("hostname {host}"))
-        } else {
-            (
-                parse_number(ENV_ORDINAL, &text)?,
-                format!("{ENV_ORDINAL}={}", text.trim()),
-            )
-        };
-        return Ok(EnvChoice::Fixed(Identity {
-            nodes: split_node_number(layout, ordinal, "StatefulSet ordinal")?,
-            source: format!("StatefulSet ordinal {ordinal} ({from})"),
-        }));
+        return Ok(EnvChoice::Fixed(ordinal_identity(layout, env, &text)?));
     }
     Ok(EnvChoice::LocalLease(state_dir(env)?))
 }
@@ -233,6 +232,88 @@ pub fn hostname_ordinal(hostname: &str) -> Result<u64> {
         )));
     }
     parse_number("the hostname's ordinal", digits)
+}
+
+/// `POLYFLAKE_WORKER_BITS` with the host part from `POLYFLAKE_NODE_ID` or
+/// `POLYFLAKE_ORDINAL`.
+fn host_and_worker(
+    layout: &Layout,
+    env: &dyn Environment,
+    bits_text: &str,
+    node_id: Option<String>,
+    fields_given: bool,
+    ordinal: Option<String>,
+) -> Result<EnvChoice> {
+    let all_bits = node_space(layout).trailing_zeros();
+    let worker_bits = parse_number(ENV_WORKER_BITS, bits_text)?;
+    if worker_bits == 0 || worker_bits >= u64::from(all_bits) {
+        return Err(Error::InvalidArgument(format!(
+            "{ENV_WORKER_BITS}={worker_bits}: layout {} has {all_bits} node bits, so it must be 1..={}",
+            layout.name(),
+            all_bits.saturating_sub(1)
+        )));
+    }
+    let worker_bits = worker_bits as u32;
+    let (host, source) = match (node_id, ordinal) {
+        (Some(text), None) if !fields_given => {
+            let host = parse_number(ENV_NODE_ID, &text)?;
+            (host, format!("{ENV_NODE_ID}={host}"))
+        }
+        (None, Some(text)) if !fields_given => {
+            let (ordinal, from) = ordinal_and_origin(env, &text)?;
+            (ordinal, format!("StatefulSet ordinal {ordinal} ({from})"))
+        }
+        _ => {
+            return Err(Error::InvalidArgument(format!(
+                "{ENV_WORKER_BITS} needs the host part from {ENV_NODE_ID} or {ENV_ORDINAL} (one of them), and no per-field variables and no registry"
+            )))
+        }
+    };
+    let hosts = 1u128 << (all_bits - worker_bits);
+    if u128::from(host) >= hosts {
+        return Err(Error::FieldOutOfRange {
+            field: format!("host part ({source}, with {ENV_WORKER_BITS}={worker_bits})"),
+            value: host,
+            max: (hosts - 1) as u64,
+        });
+    }
+    Ok(EnvChoice::HostAndWorker {
+        host,
+        worker_bits,
+        source,
+    })
+}
+
+/// The ordinal `POLYFLAKE_ORDINAL` names (a number, or `hostname`), and whence.
+fn ordinal_and_origin(env: &dyn Environment, text: &str) -> Result<(u64, String)> {
+    if text.trim() == "hostname" {
+        let host = env
+            .var("HOSTNAME")
+            .filter(|h| !h.is_empty())
+            .or_else(|| {
+                std::fs::read_to_string("/etc/hostname")
+                    .ok()
+                    .map(|h| h.trim().to_owned())
+            })
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("{ENV_ORDINAL}=hostname but no hostname is known"))
+            })?;
+        Ok((hostname_ordinal(&host)?, format!("hostname {host}")))
+    } else {
+        Ok((
+            parse_number(ENV_ORDINAL, text)?,
+            format!("{ENV_ORDINAL}={}", text.trim()),
+        ))
+    }
+}
+
+/// The identity `POLYFLAKE_ORDINAL` gives on its own.
+fn ordinal_identity(layout: &Layout, env: &dyn Environment, text: &str) -> Result<Identity> {
+    let (ordinal, from) = ordinal_and_origin(env, text)?;
+    Ok(Identity {
+        nodes: split_node_number(layout, ordinal, "StatefulSet ordinal")?,
+        source: format!("StatefulSet ordinal {ordinal} ({from})"),
+    })
 }
 
 /// `POLYFLAKE_STATE_DIR`, else `$XDG_STATE_HOME/polyflake`, else
@@ -356,6 +437,49 @@ mod tests {
         assert!(err.to_string().contains("more than one way"), "{err}");
         let err = choose_from_env(&t, &env(&[("POLYFLAKE_KV_ENDPOINTS", ",")])).unwrap_err();
         assert!(err.to_string().contains("names no endpoint"), "{err}");
+    }
+
+    #[test]
+    fn worker_bits_split_the_identity() {
+        let s = Layout::snowflake();
+        let choice = |pairs: &[(&str, &str)]| choose_from_env(&s, &env(pairs));
+        assert_eq!(
+            choice(&[("POLYFLAKE_NODE_ID", "5"), ("POLYFLAKE_WORKER_BITS", "2")]).unwrap(),
+            EnvChoice::HostAndWorker {
+                host: 5,
+                worker_bits: 2,
+                source: "POLYFLAKE_NODE_ID=5".into()
+            }
+        );
+        assert!(matches!(
+            choice(&[("POLYFLAKE_ORDINAL", "7"), ("POLYFLAKE_WORKER_BITS", "3")]).unwrap(),
+            EnvChoice::HostAndWorker {
+                host: 7,
+                worker_bits: 3,
+                ..
+            }
+        ));
+        let message = |pairs: &[(&str, &str)]| choice(pairs).unwrap_err().to_string();
+        assert!(message(&[("POLYFLAKE_WORKER_BITS", "2")]).contains("needs the host part"));
+        assert!(
+            message(&[("POLYFLAKE_NODE_ID", "5"), ("POLYFLAKE_WORKER_BITS", "10")])
+                .contains("1..=9")
+        );
+        assert!(
+            message(&[("POLYFLAKE_NODE_ID", "256"), ("POLYFLAKE_WORKER_BITS", "2")])
+                .contains("0..=255")
+        );
+        let t = Layout::twitter();
+        let err = choose_from_env(
+            &t,
+            &env(&[
+                ("POLYFLAKE_DATACENTER_ID", "1"),
+                ("POLYFLAKE_MACHINE_ID", "1"),
+                ("POLYFLAKE_WORKER_BITS", "2"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("no per-field variables"), "{err}");
     }
 
     #[test]

@@ -22,8 +22,12 @@ pub const ENV_NODE_ID: &str = "POLYFLAKE_NODE_ID";
 pub const ENV_ORDINAL: &str = "POLYFLAKE_ORDINAL";
 /// The directory of local leases and high-water marks.
 pub const ENV_STATE_DIR: &str = "POLYFLAKE_STATE_DIR";
-/// A high-water-mark file for an identity given by the environment.
+/// A high-water-mark file for an identity given by the environment, in place
+/// of the one beside its lock in the state directory.
 pub const ENV_STATE_FILE: &str = "POLYFLAKE_STATE_FILE";
+/// The low node bits each process of a host leases locally, under a host part
+/// from `POLYFLAKE_NODE_ID` or `POLYFLAKE_ORDINAL` (pre-forked workers).
+pub const ENV_WORKER_BITS: &str = "POLYFLAKE_WORKER_BITS";
 
 /// How many distinct identities a layout has: 2^(all node bits).
 pub fn node_space(layout: &Layout) -> u128 {
@@ -55,6 +59,16 @@ pub fn split_node_number(layout: &Layout, number: u64, name: &str) -> Result<Vec
     Ok(values)
 }
 
+/// Reads node values as one number, most significant field first (the
+/// inverse of [`split_node_number`]).
+pub fn join_node_number(layout: &Layout, nodes: &[u64]) -> u64 {
+    layout
+        .node_fields()
+        .iter()
+        .zip(nodes)
+        .fold(0u64, |n, (field, &v)| (n << field.bits()) | v)
+}
+
 /// The environment variable of one node field: `machine_id` -> `POLYFLAKE_MACHINE_ID`.
 pub fn field_variable(field: &str) -> String {
     format!("POLYFLAKE_{}", field.to_ascii_uppercase())
@@ -82,5 +96,7 @@ mod tests {
             split_node_number(&t, 1024, "n").unwrap_err().code(),
             "FIELD_OUT_OF_RANGE"
         );
+        assert_eq!(join_node_number(&t, &[1, 5]), 37);
+        assert_eq!(join_node_number(&t, &[31, 31]), 1023);
     }
 }

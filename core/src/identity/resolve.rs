@@ -8,8 +8,8 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::env::{choose_from_env, EnvChoice, Environment, ProcessEnvironment};
-use super::ENV_STATE_FILE;
+use super::env::{choose_from_env, state_dir, EnvChoice, Environment, ProcessEnvironment};
+use super::{join_node_number, ENV_STATE_FILE};
 use crate::clock::Clock;
 use crate::error::Result;
 use crate::layout::Layout;
@@ -69,15 +69,45 @@ impl WorkerIdentity {
         connectors: &[&dyn LeaseConnector],
     ) -> Result<WorkerIdentity> {
         match choose_from_env(layout, env)? {
-            EnvChoice::Fixed(identity) => match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
-                Some(path) => Self::resolve_with_mark(
-                    identity.nodes,
-                    format!("{} (high-water mark {path})", identity.source),
-                    Arc::new(FileMark::new(path)),
-                    clock,
-                ),
-                None => Ok(Self::given(identity.nodes, identity.source, clock)),
-            },
+            EnvChoice::Fixed(identity) => {
+                // One live process per identity, whatever its source: the
+                // value is locked in the state directory like a leased one.
+                let dir = state_dir(env)?;
+                let number = join_node_number(layout, &identity.nodes);
+                let lease = LocalLease::acquire_exactly(layout, &dir, number, &identity.source)?;
+                let (lease, mark) = match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
+                    Some(path) => (lease.with_mark(FileMark::new(&path)), path),
+                    None => {
+                        let path = lease.mark_path().display().to_string();
+                        (lease, path)
+                    }
+                };
+                let source = format!(
+                    "{} (locked at {}, high-water mark {mark})",
+                    identity.source,
+                    lease.lock_path().display()
+                );
+                Self::resolve_with_mark(identity.nodes, source, Arc::new(lease), clock)
+            }
+            EnvChoice::HostAndWorker {
+                host,
+                worker_bits,
+                source,
+            } => {
+                let first = host << worker_bits;
+                let lease = LocalLease::acquire_in(
+                    layout,
+                    &state_dir(env)?,
+                    first..first + (1 << worker_bits),
+                )?;
+                let source = format!(
+                    "{source} with {worker_bits} worker bits: local lease on node {} ({})",
+                    lease.number(),
+                    lease.lock_path().display()
+                );
+                let nodes = lease.nodes().to_vec();
+                Self::resolve_with_mark(nodes, source, Arc::new(lease), clock)
+            }
             EnvChoice::LocalLease(dir) => Self::resolve_local_lease(layout, &dir, clock),
             EnvChoice::Registry { name, settings } => {
                 Self::resolve_registry(layout, connectors, &name, &settings, clock)

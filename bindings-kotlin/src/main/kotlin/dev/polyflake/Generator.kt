@@ -55,6 +55,9 @@ internal object FastPath {
 
 private const val NO_ID = -1L
 
+/** The core's largest batch: larger requests get its FIELD_OUT_OF_RANGE before anything is allocated. */
+private val MAX_BATCH: Long = dev.polyflake.ffi.maxBatch().toLong()
+
 /**
  * Issues IDs for one worker identity. Thread-safe; IDs strictly increase;
  * never the same ID twice. [close] it when done (it frees the fast path's handle).
@@ -90,6 +93,7 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
         require(n >= 0) { "n must be >= 0, got $n" }
         enter()
         try {
+            if (n > MAX_BATCH) return mapped { ffi.nextIds(n.toUInt()).toLongArray() }
             val out = LongArray(n)
             if (n == 0 || FastPath.polyflake_next_ids(handle, out, n) == n) return out
             return mapped { ffi.nextIds(n.toUInt()).toLongArray() }

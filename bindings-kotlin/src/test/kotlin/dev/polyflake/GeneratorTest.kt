@@ -90,4 +90,14 @@ class GeneratorTest {
             }
         }
     }
+
+    @Test
+    fun `a batch past the core's maximum is a typed error, not an allocation`() {
+        Generator(Layout.TWITTER, "datacenter_id" to 1L, "machine_id" to 2L).use { g ->
+            val e = assertThrows<FieldOutOfRangeException> { g.nextIds(Int.MAX_VALUE) }
+            assertEquals("FIELD_OUT_OF_RANGE", e.code)
+            assertTrue(e.message!!.contains("16777216"), e.message)
+            assertEquals(3, g.nextIds(3).size)
+        }
+    }
 }
