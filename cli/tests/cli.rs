@@ -269,23 +269,31 @@ fn concurrent_next_processes_lease_distinct_identities() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-#[test]
-fn a_killed_process_frees_its_value_and_its_successor_starts_past_its_mark() {
-    let dir = state_dir("killed");
-    let mut holder = polyflake()
+/// A `polyflake next` that keeps running (and holding its identity), and
+/// the first bytes it wrote.
+fn holder(dir: &PathBuf, vars: &[(&str, &str)]) -> (std::process::Child, [u8; 64]) {
+    let mut child = polyflake()
         .args(["next", "--count", "100000000"])
-        .env("POLYFLAKE_STATE_DIR", &dir)
+        .env("POLYFLAKE_STATE_DIR", dir)
+        .envs(vars.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut first = [0u8; 64];
-    holder
+    child
         .stdout
         .as_mut()
         .unwrap()
         .read_exact(&mut first)
         .unwrap();
+    (child, first)
+}
+
+#[test]
+fn a_killed_process_frees_its_value_and_its_successor_starts_past_its_mark() {
+    let dir = state_dir("killed");
+    let (mut holder, _) = holder(&dir, &[]);
     // While it lives, another process gets another value.
     let (_, out, err) = {
         let out = polyflake()
@@ -322,21 +330,7 @@ fn a_killed_process_frees_its_value_and_its_successor_starts_past_its_mark() {
 #[test]
 fn two_processes_with_one_node_id_on_a_host_the_second_is_refused() {
     let dir = state_dir("same-node-id");
-    let mut holder = polyflake()
-        .args(["next", "--count", "100000000"])
-        .env("POLYFLAKE_STATE_DIR", &dir)
-        .env("POLYFLAKE_NODE_ID", "17")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = [0u8; 64];
-    holder
-        .stdout
-        .as_mut()
-        .unwrap()
-        .read_exact(&mut first)
-        .unwrap();
+    let (mut holder, first) = holder(&dir, &[("POLYFLAKE_NODE_ID", "17")]);
     let out = polyflake()
         .args(["next"])
         .env("POLYFLAKE_STATE_DIR", &dir)
