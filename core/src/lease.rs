@@ -151,12 +151,10 @@ impl LocalLease {
 
     fn layout_dir(layout: &Layout, state_dir: &Path) -> Result<PathBuf> {
         let dir = state_dir.join(layout_key(layout));
-        fs::create_dir_all(&dir).map_err(|e| {
-            Error::LeaseLost(format!(
-                "cannot create the state directory {} ({e})",
-                dir.display()
-            ))
-        })?;
+        private_dir(&dir)?;
+        // Whoever owns a directory can swap the files in it: both must be ours.
+        owned(state_dir)?;
+        owned(&dir)?;
         Ok(dir)
     }
 
@@ -243,6 +241,57 @@ impl MarkStore for LocalLease {
     }
 }
 
+/// Creates `dir` (and its parents) readable and writable by this user alone.
+fn private_dir(dir: &Path) -> Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| {
+        Error::LeaseLost(format!(
+            "cannot create the state directory {} ({e})",
+            dir.display()
+        ))
+    })
+}
+
+/// Refuses a directory that another user owns: they could delete or replace
+/// the lock and mark files in it.
+#[cfg(unix)]
+fn owned(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::symlink_metadata(dir)
+        .and_then(|m| {
+            if m.file_type().is_symlink() {
+                fs::metadata(dir)
+            } else {
+                Ok(m)
+            }
+        })
+        .map_err(|e| {
+            Error::LeaseLost(format!(
+                "cannot read the state directory {} ({e})",
+                dir.display()
+            ))
+        })?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    #[allow(unsafe_code)]
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() != me {
+        return Err(Error::LeaseLost(format!(
+            "the state directory {} belongs to uid {}, not to this process's uid {me}; another user could remove or replace its lock and mark files. Set POLYFLAKE_STATE_DIR to a directory of your own",
+            dir.display(),
+            meta.uid()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn owned(_: &Path) -> Result<()> {
+    Ok(())
+}
+
 #[cfg(unix)]
 fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -311,6 +360,31 @@ mod tests {
             .to_string()
             .contains("was removed"));
         fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_state_dir_of_another_user_is_refused() {
+        let layout = Layout::twitter();
+        // SAFETY: geteuid has no preconditions.
+        #[allow(unsafe_code)]
+        let root = unsafe { libc::geteuid() } == 0;
+        let dir = if root {
+            let dir =
+                std::env::temp_dir().join(format!("polyflake-lease-owner-{}", std::process::id()));
+            fs::create_dir_all(&dir).unwrap();
+            std::os::unix::fs::chown(&dir, Some(65534), Some(65534)).unwrap();
+            dir
+        } else {
+            // The system's shared temporary directory is root's.
+            std::env::temp_dir()
+        };
+        let err = LocalLease::acquire(&layout, &dir).unwrap_err();
+        assert_eq!(err.code(), "LEASE_LOST");
+        assert!(err.to_string().contains("belongs to uid"), "{err}");
+        if root {
+            fs::remove_dir_all(dir).unwrap();
+        }
     }
 
     #[test]

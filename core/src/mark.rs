@@ -53,34 +53,52 @@ impl MarkStore for FileMark {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(self.broken(format!("cannot be read ({e})"))),
         };
-        let mut lines = text.lines();
-        let (Some(HEADER), Some(value), None) = (lines.next(), lines.next(), lines.next()) else {
-            return Err(self.broken(format!(
-                "is corrupt (expected {HEADER:?} and a timestamp); remove it only if no generator with this identity has run since"
-            )));
+        // Exactly the header, a timestamp and a final newline: a file cut
+        // short (a full disk, a crash mid-copy) must not pass for a lower mark.
+        let corrupt = || {
+            self.broken(format!(
+                "is corrupt (expected {HEADER:?}, a timestamp and a newline); remove it only if no generator with this identity has run since"
+            ))
         };
-        value
-            .parse::<i64>()
+        let body = text
+            .strip_prefix(HEADER)
+            .and_then(|rest| rest.strip_prefix('\n'))
+            .and_then(|rest| rest.strip_suffix('\n'))
+            .ok_or_else(corrupt)?;
+        if body.is_empty() || !body.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(self.broken(format!(
+                "holds {body:?}, not a timestamp (Unix milliseconds, never negative)"
+            )));
+        }
+        body.parse::<i64>()
             .map(Some)
-            .map_err(|_| self.broken(format!("holds {value:?}, not a timestamp")))
+            .map_err(|_| self.broken(format!("holds {body:?}, past any timestamp")))
     }
 
     fn persist(&self, until_ms: i64) -> Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        let tmp = self.path.with_extension("tmp");
+        // A name of this process's own, created anew (O_EXCL follows no
+        // symbolic link): a file planted at the temporary path is never
+        // written through.
+        let mut tmp_name = self.path.file_name().unwrap_or_default().to_owned();
+        tmp_name.push(format!(".{}.tmp", std::process::id()));
+        let tmp = dir.join(tmp_name);
         let write = || -> std::io::Result<()> {
             fs::create_dir_all(dir)?;
-            let mut file = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&tmp)?;
+            match fs::remove_file(&tmp) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
             writeln!(file, "{HEADER}\n{until_ms}")?;
             file.sync_all()?;
             fs::rename(&tmp, &self.path)?;
             File::open(dir)?.sync_all()
         };
-        write().map_err(|e| self.broken(format!("cannot be written ({e})")))
+        write().map_err(|e| {
+            let _ = fs::remove_file(&tmp);
+            self.broken(format!("cannot be written ({e})"))
+        })
     }
 }
 
@@ -101,6 +119,35 @@ mod tests {
         assert!(err.to_string().contains("corrupt"));
         fs::write(mark.path(), format!("{HEADER}\nsoon\n")).unwrap();
         assert!(mark.load().unwrap_err().to_string().contains("\"soon\""));
+        // Cut short, negative, or with a sign: never a lower mark than was written.
+        for bad in [
+            format!("{HEADER}\n179605"),
+            format!("{HEADER}\n-5\n"),
+            format!("{HEADER}\n+5\n"),
+            format!("{HEADER}\n\n"),
+            format!("{HEADER}\n1\n2\n"),
+        ] {
+            fs::write(mark.path(), &bad).unwrap();
+            let err = mark.load().unwrap_err();
+            assert_eq!(err.code(), "LEASE_LOST", "{bad:?}");
+            assert!(err.to_string().contains("m.hwm"), "{err}");
+        }
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_the_temporary_path_is_not_written_through() {
+        let dir = std::env::temp_dir().join(format!("polyflake-mark-link-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        fs::write(&victim, "precious").unwrap();
+        let mark = FileMark::new(dir.join("node-0.hwm"));
+        let tmp = dir.join(format!("node-0.hwm.{}.tmp", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        mark.persist(42).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(mark.load().unwrap(), Some(42));
         fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -303,3 +303,32 @@ fn worker_bits_give_each_process_of_a_host_its_own_value() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_mark_before_the_epoch_is_an_error_naming_it() {
+    let dir = temp_dir("pre-epoch");
+    let store: Arc<dyn MarkStore> = Arc::new(FileMark::new(dir.join("old.hwm")));
+    store.persist(5).unwrap();
+    let clock = ManualClock::new(Layout::twitter().epoch_ms() + 1000);
+    let identity = WorkerIdentity::resolve_with_mark(
+        vec![1, 1],
+        format!(
+            "test identity (high-water mark {})",
+            dir.join("old.hwm").display()
+        ),
+        store,
+        Arc::new(clock),
+    )
+    .unwrap();
+    let err = Generator::builder(Layout::twitter())
+        .identity(identity)
+        .build()
+        .unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(
+        err.to_string().contains("old.hwm")
+            && err.to_string().contains("before layout twitter's epoch"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

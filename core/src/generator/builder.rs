@@ -156,6 +156,15 @@ impl GeneratorBuilder {
             (None, _) => layout.node_values(self.named.iter().map(|(n, v)| (n.as_str(), *v)))?,
         };
         let node_bits = layout.node_bits(&nodes[..layout.node_fields().len()])?;
+        if let Some(ms) = resumed_ms.filter(|&ms| ms < layout.epoch_ms()) {
+            // No generator of this layout writes such a mark: it is another
+            // layout's, or was tampered with. Starting from it would be a reset.
+            return Err(Error::LeaseLost(format!(
+                "the high-water mark of {source} holds {ms}, before layout {}'s epoch {}; remove it only if no generator with this identity has run since",
+                layout.name(),
+                layout.epoch_ms()
+            )));
+        }
         let after_ms = match (self.after_ms, resumed_ms) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),

@@ -329,7 +329,23 @@ pub fn state_dir(env: &dyn Environment) -> Result<PathBuf> {
     if let Some(home) = set("HOME") {
         return Ok(PathBuf::from(home).join(".local/state/polyflake"));
     }
-    Ok(std::env::temp_dir().join("polyflake-state"))
+    // Shared by every user of the host: one directory per user, which the
+    // local lease refuses if another user created it first.
+    Ok(std::env::temp_dir().join(format!("polyflake-state-{}", user_id())))
+}
+
+#[cfg(unix)]
+fn user_id() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::geteuid()
+    }
+}
+
+#[cfg(not(unix))]
+fn user_id() -> u32 {
+    0
 }
 
 #[cfg(test)]
