@@ -142,3 +142,24 @@ test('a decoder never writes into a detached or foreign buffer', () => {
   assert.throws(() => _bindDecode('twitter', new Float32Array(4)), (e) => e instanceof TypeError)
   assert.equal(pf.decode(ID, 'twitter').machineId, 17)
 })
+
+test('layout widths and node values are never wrapped, truncated or rounded', () => {
+  const base = { epochMs: 1700000000000, timeBits: 41, nodes: [{ name: 'n', bits: 10 }] }
+  for (const [change, code] of [
+    [{ timeBits: 2 ** 32 + 41 }, 'ERR_OUT_OF_RANGE'],
+    [{ timeBits: 1.5 }, 'ERR_INVALID_ARG_TYPE'],
+    [{ tickMs: -1 }, 'ERR_OUT_OF_RANGE'],
+    [{ epochMs: 2 ** 53 + 2 }, 'ERR_OUT_OF_RANGE'],
+    [{ sequenceBits: true }, 'ERR_INVALID_ARG_TYPE'],
+    [{ nodes: [{ name: 'n', bits: 2 ** 33 }] }, 'ERR_OUT_OF_RANGE'],
+    [{ timeBit: 41 }, 'INVALID_ARGUMENT'],
+  ]) {
+    assert.throws(() => pf.Layout.custom({ ...base, ...change }), (e) => e.code === code, JSON.stringify(change))
+  }
+  const wide = pf.Layout.custom({ epochMs: 1700000000000, timeBits: 20, sequenceBits: 2, nodes: [{ name: 'big', bits: 40 }] })
+  const g = new pf.Generator(wide, { big: 2n ** 33n + 5n })
+  assert.equal(g.nodeFields.big, 2 ** 33 + 5)
+  // -(2**63) is a valid 64-bit timestamp: before the epoch, not a conversion error.
+  assert.throws(() => pf.compose('twitter', { timestampMs: -(2n ** 63n), sequence: 0, datacenterId: 0, machineId: 0 }),
+    (e) => e.code === 'TIMESTAMP_BEFORE_EPOCH')
+})

@@ -12,7 +12,7 @@ const camel = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase())
 
 export function buildSpec(spec) {
   return Layout.custom({
-    epochMs: Number(spec.epoch_ms),
+    epochMs: BigInt(spec.epoch_ms), // exact: the vectors hold epochs past 2**53
     timeBits: spec.time_bits,
     nodes: spec.nodes,
     sequenceBits: spec.sequence_bits,

@@ -99,10 +99,20 @@ pub(crate) fn timestamp_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Resul
         ValueType::BigInt => {
             let (negative, words) = bigint_words(value)?;
             let low = words.first().copied().unwrap_or(0);
-            if words.iter().skip(1).any(|&w| w != 0) || low > i64::MAX as u64 {
+            // i64 runs from -2^63 to 2^63 - 1: the negative side holds one more.
+            let limit = if negative {
+                1u64 << 63
+            } else {
+                i64::MAX as u64
+            };
+            if words.iter().skip(1).any(|&w| w != 0) || low > limit {
                 return Err(out_of_range(env, name, "does not fit 64 bits"));
             }
-            Ok(if negative { -(low as i64) } else { low as i64 })
+            Ok(if negative {
+                (low as i64).wrapping_neg()
+            } else {
+                low as i64
+            })
         }
         ValueType::String => {
             let text: String = unsafe { value.cast()? };

@@ -11,7 +11,7 @@ use polyflake::{
     WallClock, WorkerIdentity,
 };
 
-use crate::args::{camel, u64_arg};
+use crate::args::{camel, exact_number, u64_arg};
 use crate::clock::JsManualClock;
 use crate::error::{wrong_type, OrThrow};
 use crate::layout::{with_layout, JsLayout};
@@ -289,13 +289,19 @@ impl JsGenerator {
 
     /// The worker identity, by camelCase field name.
     #[napi(getter)]
-    pub fn node_fields(&self) -> std::collections::HashMap<String, u32> {
+    pub fn node_fields(&self, env: Env) -> Result<std::collections::HashMap<String, f64>> {
+        // Numbers, as decode's node fields; a value past 2^53 is a RangeError, never cut.
         self.inner
             .layout()
             .node_fields()
             .iter()
             .zip(self.inner.node_values())
-            .map(|(f, v)| (camel(f.name()), v as u32))
+            .map(|(f, v)| {
+                Ok((
+                    camel(f.name()),
+                    exact_number(&env, f.name(), i128::from(v))?,
+                ))
+            })
             .collect()
     }
 }

@@ -7,7 +7,7 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 use polyflake::{Layout, PRESETS};
 
-use crate::args::{camel, exact_number, small_arg};
+use crate::args::{camel, exact_number, small_arg, timestamp_arg, u64_arg};
 use crate::error::{wrong_type, OrThrow};
 
 static PRESET_LAYOUTS: LazyLock<Vec<Layout>> = LazyLock::new(|| {
@@ -24,8 +24,10 @@ pub struct NodeFieldSpec {
     pub bits: u32,
 }
 
-/// The definition of a custom layout.
+/// The definition of a custom layout. Only its typing is used: `custom`
+/// reads the object through the checked conversions.
 #[napi(object)]
+#[allow(dead_code)]
 pub struct CustomLayoutSpec {
     /// Unix milliseconds of tick 0.
     pub epoch_ms: f64,
@@ -39,6 +41,16 @@ pub struct CustomLayoutSpec {
     /// Default false (Sonyflake puts it above).
     pub sequence_above_nodes: Option<bool>,
 }
+
+/// The keys `Layout.custom` takes.
+const SPEC_KEYS: [&str; 6] = [
+    "epochMs",
+    "timeBits",
+    "nodes",
+    "sequenceBits",
+    "tickMs",
+    "sequenceAboveNodes",
+];
 
 /// A bit layout: a preset (`Layout.preset('twitter')`) or `Layout.custom({...})`.
 #[napi(js_name = "Layout")]
@@ -81,29 +93,58 @@ impl JsLayout {
 
     /// A validated custom layout.
     #[napi(factory, catch_unwind)]
-    pub fn custom(env: Env, spec: CustomLayoutSpec) -> Result<Self> {
-        if !spec.epoch_ms.is_finite() || spec.epoch_ms.fract() != 0.0 {
-            return Err(wrong_type(
-                &env,
-                "epochMs",
-                "an integer number of milliseconds",
-            ));
-        }
-        let width = |name: &str, v: u32| -> Result<u8> {
-            let value = env.create_uint32(v)?.into_unknown(&env)?;
-            Ok(small_arg(&env, name, &value, 64)? as u8)
+    pub fn custom(
+        env: Env,
+        #[napi(ts_arg_type = "CustomLayoutSpec")] spec: Object<'_>,
+    ) -> Result<Self> {
+        // Every field through the checked conversions: a width of 2**32 + 41
+        // or 1.5, a negative tick, an unsafe epoch are refused, never wrapped.
+        let field = |name: &str| -> Result<Option<Unknown<'_>>> {
+            Ok(spec
+                .get::<Unknown<'_>>(name)?
+                .filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined))))
         };
-        let mut builder = Layout::custom(spec.epoch_ms as i64, width("timeBits", spec.time_bits)?)
-            .sequence_above_nodes(spec.sequence_above_nodes.unwrap_or(false));
-        if let Some(bits) = spec.sequence_bits {
-            builder = builder.sequence_bits(width("sequenceBits", bits)?);
+        let required = |name: &str| -> Result<Unknown<'_>> {
+            field(name)?.ok_or_else(|| wrong_type(&env, name, "given"))
+        };
+        let width = |name: &str, value: &Unknown<'_>| -> Result<u8> {
+            Ok(small_arg(&env, name, value, 64)? as u8)
+        };
+        for key in Object::keys(&spec)? {
+            if !SPEC_KEYS.contains(&key.as_str()) {
+                return Err(polyflake::Error::InvalidArgument(format!(
+                    "unknown layout option {key:?} (expected one of {})",
+                    SPEC_KEYS.join(", ")
+                )))
+                .or_throw(&env);
+            }
         }
-        if let Some(tick) = spec.tick_ms {
-            builder = builder.tick_ms(u64::from(tick));
+        let epoch = timestamp_arg(&env, "epochMs", &required("epochMs")?)?;
+        let mut builder = Layout::custom(epoch, width("timeBits", &required("timeBits")?)?);
+        if let Some(above) = field("sequenceAboveNodes")? {
+            let above: bool = unsafe { above.cast() }
+                .map_err(|_| wrong_type(&env, "sequenceAboveNodes", "a boolean"))?;
+            builder = builder.sequence_above_nodes(above);
         }
-        for node in spec.nodes.unwrap_or_default() {
-            let bits = width("nodes[].bits", node.bits)?;
-            builder = builder.node(node.name, bits);
+        if let Some(bits) = field("sequenceBits")? {
+            builder = builder.sequence_bits(width("sequenceBits", &bits)?);
+        }
+        if let Some(tick) = field("tickMs")? {
+            builder = builder.tick_ms(u64_arg(&env, "tickMs", &tick)?);
+        }
+        if let Some(nodes) = field("nodes")? {
+            let nodes: Vec<Object<'_>> = unsafe { nodes.cast() }
+                .map_err(|_| wrong_type(&env, "nodes", "an array of { name, bits }"))?;
+            for node in nodes {
+                let name: String = node
+                    .get::<Unknown<'_>>("name")?
+                    .and_then(|v| unsafe { v.cast::<String>() }.ok())
+                    .ok_or_else(|| wrong_type(&env, "nodes[].name", "a string"))?;
+                let bits = node
+                    .get::<Unknown<'_>>("bits")?
+                    .ok_or_else(|| wrong_type(&env, "nodes[].bits", "given"))?;
+                builder = builder.node(name, width("nodes[].bits", &bits)?);
+            }
         }
         Ok(JsLayout {
             inner: builder.build().or_throw(&env)?,

@@ -49,13 +49,22 @@ fn format_id<'py>(
 #[pyo3(signature = (text, encoding = None))]
 fn parse_id(text: &Bound<'_, PyAny>, encoding: Option<&Bound<'_, PyString>>) -> PyResult<u64> {
     let encoding = encoding.map_or(Ok(Encoding::Decimal), encoding_arg)?;
-    if let Ok(s) = text.cast::<PyString>() {
-        return encoding.parse(s.to_cow()?.as_bytes()).py_err();
+    // Bytes are bytes, text is text: never a str's UTF-8 read as raw bytes.
+    match (
+        text.cast::<PyString>(),
+        text.cast::<PyBytes>(),
+        encoding == Encoding::Bytes,
+    ) {
+        (Ok(s), _, false) => encoding.parse(s.to_cow()?.as_bytes()).py_err(),
+        (_, Ok(b), true) => encoding.parse(b.as_bytes()).py_err(),
+        (_, Ok(b), false) => encoding.parse(b.as_bytes()).py_err(),
+        (Ok(_), _, true) => Err(wrong_type(
+            "text",
+            "bytes (8 of them) for encoding 'bytes'",
+            text,
+        )),
+        _ => Err(wrong_type("text", "a str or bytes", text)),
     }
-    if let Ok(b) = text.cast::<PyBytes>() {
-        return encoding.parse(b.as_bytes()).py_err();
-    }
-    Err(wrong_type("text", "a str or bytes", text))
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

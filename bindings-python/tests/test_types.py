@@ -127,3 +127,10 @@ def test_version_and_all() -> None:
     assert polyflake.__version__.count(".") == 2
     for name in polyflake.__all__:
         assert hasattr(polyflake, name), name
+
+
+def test_bytes_encoding_takes_bytes_not_a_strs_utf8() -> None:
+    raw = polyflake.format_id(12345, "bytes")
+    assert polyflake.parse_id(raw, "bytes") == 12345
+    with pytest.raises(TypeError, match="bytes"):
+        polyflake.parse_id("abcdefgh", "bytes")

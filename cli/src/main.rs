@@ -204,13 +204,13 @@ fn next(args: NextArgs, out: &mut impl Write) -> Result<(), String> {
     while left > 0 {
         let ids = &mut block[..left.min(4096)];
         generator.fill(ids).map_err(|e| e.to_string())?;
-        write(out, ids, &mut first).map_err(|e| e.to_string())?;
+        write(out, ids, &mut first).map_err(output_error)?;
         left -= ids.len();
     }
     if args.json {
-        writeln!(out, "{}]", if first { "[" } else { "" }).map_err(|e| e.to_string())?;
+        writeln!(out, "{}]", if first { "[" } else { "" }).map_err(output_error)?;
     }
-    out.flush().map_err(|e| e.to_string())
+    out.flush().map_err(output_error)
 }
 
 fn compose(args: ComposeArgs, out: &mut impl Write) -> Result<(), String> {
@@ -225,7 +225,7 @@ fn compose(args: ComposeArgs, out: &mut impl Write) -> Result<(), String> {
         text.push('\n');
         text.push_str(&render::breakdown(&layout, id, colour()).map_err(|e| e.to_string())?);
     }
-    out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    out.write_all(text.as_bytes()).map_err(output_error)
 }
 
 fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
@@ -267,12 +267,12 @@ fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
         text.push_str(&render::breakdown(&layout, id, colour()).map_err(|e| e.to_string())?);
         text
     };
-    out.write_all(text.as_bytes()).map_err(|e| e.to_string())
+    out.write_all(text.as_bytes()).map_err(output_error)
 }
 
 fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
     let id = read(&args.id, encoding("--from", &args.from)?)?;
-    writeln!(out, "{}", show(id, encoding("--to", &args.to)?)).map_err(|e| e.to_string())
+    writeln!(out, "{}", show(id, encoding("--to", &args.to)?)).map_err(output_error)
 }
 
 /// The registries this build can lease identities from.
@@ -280,6 +280,34 @@ fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
 const CONNECTORS: &[&dyn polyflake::LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
 #[cfg(not(feature = "etcd"))]
 const CONNECTORS: &[&dyn polyflake::LeaseConnector] = &[];
+
+/// A reader that stopped reading (`polyflake next | head`) ends the output;
+/// that is not an error.
+const READER_GONE: &str = "";
+
+fn output_error(e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        READER_GONE.to_owned()
+    } else {
+        e.to_string()
+    }
+}
+
+/// clap's error as one line, with what it lists (the missing arguments).
+fn usage_error(text: &str) -> String {
+    let mut lines = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty() && !l.starts_with("Usage:"));
+    let first = lines.next().unwrap_or("invalid arguments");
+    let first = first.trim_start_matches("error: ");
+    let rest: Vec<&str> = lines.collect();
+    if rest.is_empty() {
+        first.to_owned()
+    } else {
+        format!("{} {}", first, rest.join(", "))
+    }
+}
 
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|info| {
@@ -292,9 +320,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid arguments");
-            eprintln!("polyflake: {}", first.trim_start_matches("error: "));
+            eprintln!("polyflake: {}", usage_error(&e.to_string()));
             return ExitCode::from(2);
         }
     };
@@ -306,10 +332,11 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert(args, &mut out),
         Command::Layouts => out
             .write_all(render::layouts().as_bytes())
-            .map_err(|e| e.to_string()),
+            .map_err(output_error),
     };
-    match result.and_then(|()| out.flush().map_err(|e| e.to_string())) {
+    match result.and_then(|()| out.flush().map_err(output_error)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(message) if message == READER_GONE => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("polyflake: {message}");
             ExitCode::from(2)

@@ -371,3 +371,35 @@ fn two_processes_with_one_node_id_on_a_host_the_second_is_refused() {
     assert!(out.trim().parse::<u64>().unwrap() > last_seen);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_reader_that_stops_ends_the_output_quietly() {
+    let dir = state_dir("reader-stops");
+    let mut next = polyflake()
+        .args(["next", "--count", "10000000"])
+        .env("POLYFLAKE_STATE_DIR", &dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 20];
+    next.stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(next.stdout.take()); // `| head -1`
+    let out = next.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.to_lowercase().contains("pipe"), "{err}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_missing_argument_is_named() {
+    let (code, _, err) = run(&["compose", "--layout", "twitter", "--sequence", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--timestamp"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

@@ -111,6 +111,39 @@ pub fn parse_endpoints(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// An endpoint fit for a message: a password in it (`http://user:secret@host`)
+/// is replaced by `***`.
+pub fn redacted(endpoint: &str) -> String {
+    let Some((scheme, rest)) = endpoint.split_once("://") else {
+        return endpoint.to_owned();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => {
+            let user = rest[..at].split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***{}", &rest[at..])
+        }
+        None => endpoint.to_owned(),
+    }
+}
+
+/// `text` (a client library's error, say) with every password of
+/// `endpoints` replaced by `***`.
+pub fn scrubbed(text: &str, endpoints: &[String]) -> String {
+    endpoints
+        .iter()
+        .filter_map(|e| {
+            let rest = e.split_once("://")?.1;
+            let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+            let userinfo = &authority[..authority.rfind('@')?];
+            userinfo.split_once(':').map(|(_, password)| password)
+        })
+        .filter(|password| !password.is_empty())
+        .fold(text.to_owned(), |text, password| {
+            text.replace(password, "***")
+        })
+}
+
 /// Opens remote leases from one kind of registry. A registry's crate
 /// implements it; identity resolution is handed the connectors a build has.
 pub trait LeaseConnector: Send + Sync + fmt::Debug {
@@ -171,6 +204,19 @@ mod tests {
         assert!(message(|s| s.keep_alive = Duration::from_secs(7)).contains("keep-alive"));
         assert!(message(|s| s.node_range = Some(3..3)).contains("empty"));
         assert!(message(|s| s.prefix = "x".into()).contains("'/'"));
+    }
+
+    #[test]
+    fn passwords_never_reach_a_message() {
+        assert_eq!(redacted("http://u:s3cret@h:2379"), "http://u:***@h:2379");
+        assert_eq!(redacted("https://u:p@ss@h/x@y"), "https://u:***@h/x@y");
+        assert_eq!(redacted("http://h:2379"), "http://h:2379");
+        assert_eq!(redacted("h:2379"), "h:2379");
+        let endpoints = ["http://u:s3cret@h:2379".to_owned()];
+        assert_eq!(
+            scrubbed("connect to http://u:s3cret@h:2379 failed", &endpoints),
+            "connect to http://u:***@h:2379 failed"
+        );
     }
 
     #[test]

@@ -182,9 +182,15 @@ impl Keeper {
     }
 
     fn unreachable(&self, why: impl std::fmt::Display) -> Error {
+        let why = polyflake::registry::scrubbed(&why.to_string(), &self.settings.endpoints);
         Error::LeaseLost(format!(
             "cannot reach etcd at {} ({why})",
-            self.settings.endpoints.join(",")
+            self.settings
+                .endpoints
+                .iter()
+                .map(|e| polyflake::registry::redacted(e))
+                .collect::<Vec<_>>()
+                .join(",")
         ))
     }
 

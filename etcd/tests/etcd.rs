@@ -430,6 +430,15 @@ fn unreachable_etcd_and_bad_settings_are_clear_errors() {
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("cannot reach etcd"), "{err}");
 
+    // A password in an endpoint never reaches a message.
+    let err = leased(Arc::new(
+        lease(&format!("http://user:s3cret@127.0.0.1:{port}"), "/p")
+            .request_timeout(Duration::from_millis(300)),
+    ))
+    .unwrap_err();
+    assert!(err.to_string().contains("user:***@127.0.0.1"), "{err}");
+    assert!(!err.to_string().contains("s3cret"), "{err}");
+
     let err = leased(Arc::new(
         EtcdLease::new(["http://127.0.0.1:1"]).ttl(Duration::from_secs(3)),
     ))
