@@ -8,7 +8,7 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 use polyflake::{
     BackwardsPolicy, Clock, Error, Generator, LeaseConnector, MonotonicClock, RegistrySettings,
-    WallClock, WorkerIdentity,
+    WorkerIdentity,
 };
 
 use crate::args::{camel, exact_number, u64_arg};
@@ -81,16 +81,8 @@ fn read_options(
                 ("maxBackwardsMs", _) => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
                 ("clock", _) => {
                     if value.get_type()? == ValueType::String {
-                        match unsafe { value.cast::<String>()? }.as_str() {
-                            "monotonic" => {}
-                            "wall" => clock = Arc::new(WallClock),
-                            other => {
-                                return Err(Error::InvalidArgument(format!(
-                                "clock must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
-                            )))
-                                .or_throw(env)
-                            }
-                        }
+                        let name = unsafe { value.cast::<String>()? };
+                        clock = polyflake::clock::named_clock(&name, "clock").or_throw(env)?;
                     } else {
                         let manual: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
                             .map_err(|_| {
@@ -149,17 +141,7 @@ fn read_options(
             }
         }
     }
-    let policy = match policy.as_str() {
-        "fail" => BackwardsPolicy::Fail,
-        "wait" => BackwardsPolicy::Wait { max_ms },
-        "logical" => BackwardsPolicy::Logical,
-        other => {
-            return Err(Error::InvalidArgument(format!(
-                "onClockBackwards must be 'fail', 'wait' or 'logical', not {other:?}"
-            )))
-            .or_throw(env)
-        }
-    };
+    let policy = BackwardsPolicy::parse(&policy, max_ms, "onClockBackwards").or_throw(env)?;
     Ok(Options {
         clock,
         policy,

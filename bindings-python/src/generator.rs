@@ -5,8 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use polyflake::{
-    BackwardsPolicy, Clock, Error, Generator, GeneratorBuilder, Layout, MonotonicClock, TryNext,
-    WallClock, WorkerIdentity,
+    BackwardsPolicy, Clock, Error, Generator, GeneratorBuilder, Layout, TryNext, WorkerIdentity,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -50,34 +49,19 @@ impl PyGenerator {
 }
 
 fn policy_arg(name: &str, max_ms: u64) -> PyResult<BackwardsPolicy> {
-    match name {
-        "fail" => Ok(BackwardsPolicy::Fail),
-        "wait" => Ok(BackwardsPolicy::Wait { max_ms }),
-        "logical" => Ok(BackwardsPolicy::Logical),
-        other => Err(Error::InvalidArgument(format!(
-            "on_clock_backwards must be 'fail', 'wait' or 'logical', not {other:?}"
-        )))
-        .py_err(),
-    }
+    BackwardsPolicy::parse(name, max_ms, "on_clock_backwards").py_err()
 }
 
 /// The clock argument: `'monotonic'`, `'wall'` or a `ManualClock`.
 fn clock_arg(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<dyn Clock>> {
     let Some(clock) = clock else {
-        return Ok(Arc::new(MonotonicClock::new()));
+        return polyflake::clock::named_clock("monotonic", "clock").py_err();
     };
     if let Ok(manual) = clock.cast::<PyManualClock>() {
         return Ok(Arc::new(manual.get().inner.clone()));
     }
     if let Ok(name) = clock.cast::<PyString>() {
-        return match name.to_cow()?.as_ref() {
-            "monotonic" => Ok(Arc::new(MonotonicClock::new())),
-            "wall" => Ok(Arc::new(WallClock)),
-            other => Err(Error::InvalidArgument(format!(
-                "clock must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
-            )))
-            .py_err(),
-        };
+        return polyflake::clock::named_clock(&name.to_cow()?, "clock").py_err();
     }
     Err(wrong_type(
         "clock",

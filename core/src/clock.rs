@@ -283,3 +283,15 @@ impl ClockSource {
         }
     }
 }
+
+/// A built-in clock by name: `monotonic` (the default) or `wall`. Manual
+/// clocks are objects, not names. `option` names the argument in messages.
+pub fn named_clock(name: &str, option: &str) -> crate::error::Result<Arc<dyn Clock>> {
+    match name {
+        "monotonic" => Ok(Arc::new(MonotonicClock::new())),
+        "wall" => Ok(Arc::new(WallClock)),
+        other => Err(crate::error::Error::InvalidArgument(format!(
+            "{option} must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
+        ))),
+    }
+}

@@ -43,6 +43,21 @@ pub enum BackwardsPolicy {
 impl BackwardsPolicy {
     /// The contract's default bound for [`BackwardsPolicy::Wait`].
     pub const DEFAULT_WAIT_MS: u64 = 5;
+    /// The policies' names, as every binding spells them.
+    pub const NAMES: [&'static str; 3] = ["fail", "wait", "logical"];
+
+    /// The policy named `name` (`wait` waits up to `max_ms`); `option` is how
+    /// the caller's language calls the argument, for the message.
+    pub fn parse(name: &str, max_ms: u64, option: &str) -> Result<BackwardsPolicy> {
+        match name {
+            "fail" => Ok(BackwardsPolicy::Fail),
+            "wait" => Ok(BackwardsPolicy::Wait { max_ms }),
+            "logical" => Ok(BackwardsPolicy::Logical),
+            other => Err(Error::InvalidArgument(format!(
+                "{option} must be 'fail', 'wait' or 'logical', not {other:?}"
+            ))),
+        }
+    }
 }
 
 impl Default for BackwardsPolicy {

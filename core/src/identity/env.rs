@@ -207,8 +207,18 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
     if let Some(text) = ordinal {
         return Ok(EnvChoice::Fixed(ordinal_identity(layout, env, &text)?));
     }
+    // Where every process has a filesystem of its own, a local lease gives
+    // every one of them node 0: refuse rather than guess.
+    if env.var(ENV_KUBERNETES).is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "no worker identity is configured, and {ENV_KUBERNETES} is set: in Kubernetes every pod has a filesystem of its own, so a local lease would give every pod node 0. Set {ENV_ORDINAL}=hostname (a StatefulSet), a registry lease (POLYFLAKE_<NAME>_ENDPOINTS) or {ENV_NODE_ID} (docs/identity.md)"
+        )));
+    }
     Ok(EnvChoice::LocalLease(state_dir(env)?))
 }
+
+/// Set in every Kubernetes container.
+const ENV_KUBERNETES: &str = "KUBERNETES_SERVICE_HOST";
 
 fn parse_number(variable: &str, text: &str) -> Result<u64> {
     let trimmed = text.trim();
@@ -496,6 +506,29 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("no per-field variables"), "{err}");
+    }
+
+    #[test]
+    fn no_identity_in_kubernetes_is_refused_not_node_0() {
+        let t = Layout::twitter();
+        let err =
+            choose_from_env(&t, &env(&[("KUBERNETES_SERVICE_HOST", "10.0.0.1")])).unwrap_err();
+        assert_eq!(err.code(), "INVALID_ARGUMENT");
+        for option in [
+            "POLYFLAKE_ORDINAL=hostname",
+            "_ENDPOINTS",
+            "POLYFLAKE_NODE_ID",
+        ] {
+            assert!(err.to_string().contains(option), "{err}");
+        }
+        assert!(choose_from_env(
+            &t,
+            &env(&[
+                ("KUBERNETES_SERVICE_HOST", "10.0.0.1"),
+                ("POLYFLAKE_ORDINAL", "3")
+            ])
+        )
+        .is_ok());
     }
 
     #[test]
