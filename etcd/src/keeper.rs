@@ -2,6 +2,7 @@
 //! generator how long it may still issue IDs, and claims anew after a loss.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -205,13 +206,80 @@ impl Keeper {
             .map_err(etcd)?;
         let lease_id = lease.id();
         let valid_until_ms = sent_ms + lease.ttl() * 1000 - s.safety_margin.as_millis() as i64;
+        let space = node_space(&self.layout).min(u128::from(u64::MAX)) as u64;
+        let range = match &s.node_range {
+            Some(r) => r.start..r.end.min(space),
+            None => 0..space,
+        };
+        let owner = owner();
+        let mut jitter = Jitter::new();
+        // Pass after pass: list what is held, then try the free values until
+        // one is ours. Lowest free first, but each lost race widens the window
+        // a next try is drawn from, so that many claimants starting at once
+        // spread out instead of all racing for the same lowest key. Exhaustion
+        // is reported only when a listing shows every value held.
+        loop {
+            let mut free = self.free(client, &range).await?;
+            if free.is_empty() {
+                break;
+            }
+            let mut window = 1usize;
+            while !free.is_empty() {
+                let number = free.remove(jitter.below(window.min(free.len())));
+                let key = format!("{}{number}", self.workers);
+                let txn = Txn::new()
+                    .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
+                    .and_then([TxnOp::put(
+                        key.as_str(),
+                        owner.as_str(),
+                        Some(PutOptions::new().with_lease(lease_id)),
+                    )]);
+                if !client.txn(txn).await.map_err(etcd)?.succeeded() {
+                    window = window.saturating_mul(2);
+                    continue;
+                }
+                let mark = EtcdMark::new(
+                    client.clone(),
+                    runtime.clone(),
+                    key.clone(),
+                    format!("{}{number}", self.marks),
+                    lease_id,
+                    s.request_timeout,
+                );
+                let held = Held {
+                    lease_id,
+                    number,
+                    generation: 0,
+                };
+                let claim = Claim {
+                    nodes: split_node_number(&self.layout, number, "node number")?,
+                    mark: Arc::new(mark),
+                    source: format!("etcd lease on node {number} ({key}, lease {lease_id:x})"),
+                    valid_until_ms,
+                };
+                return Ok((held, claim));
+            }
+        }
+        let _ = client.lease_revoke(lease_id).await;
+        Err(Error::LeaseLost(format!(
+            "every one of the {} node values {range:?} of layout {} is held in etcd under {}",
+            range.end.saturating_sub(range.start),
+            self.layout.name(),
+            self.workers
+        )))
+    }
+}
+
+impl Keeper {
+    /// The values of `range` no worker key holds, lowest first.
+    async fn free(&self, client: &mut Client, range: &Range<u64>) -> Result<Vec<u64>> {
         let taken = client
             .get(
                 self.workers.as_str(),
                 Some(GetOptions::new().with_prefix().with_keys_only()),
             )
             .await
-            .map_err(etcd)?;
+            .map_err(|e| self.unreachable(e))?;
         let taken: HashSet<u64> = taken
             .kvs()
             .iter()
@@ -223,56 +291,33 @@ impl Keeper {
                     .ok()
             })
             .collect();
-        let space = node_space(&self.layout).min(u128::from(u64::MAX)) as u64;
-        let range = match &s.node_range {
-            Some(r) => r.start..r.end.min(space),
-            None => 0..space,
-        };
-        let owner = owner();
-        for number in range
-            .clone()
-            .filter(|n| !taken.contains(n))
-            .take(taken.len() + 64)
-        {
-            let key = format!("{}{number}", self.workers);
-            let txn = Txn::new()
-                .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
-                .and_then([TxnOp::put(
-                    key.as_str(),
-                    owner.as_str(),
-                    Some(PutOptions::new().with_lease(lease_id)),
-                )]);
-            if !client.txn(txn).await.map_err(etcd)?.succeeded() {
-                continue;
-            }
-            let mark = EtcdMark::new(
-                client.clone(),
-                runtime.clone(),
-                key.clone(),
-                format!("{}{number}", self.marks),
-                lease_id,
-                s.request_timeout,
-            );
-            let held = Held {
-                lease_id,
-                number,
-                generation: 0,
-            };
-            let claim = Claim {
-                nodes: split_node_number(&self.layout, number, "node number")?,
-                mark: Arc::new(mark),
-                source: format!("etcd lease on node {number} ({key}, lease {lease_id:x})"),
-                valid_until_ms,
-            };
-            return Ok((held, claim));
-        }
-        let _ = client.lease_revoke(lease_id).await;
-        Err(Error::LeaseLost(format!(
-            "every one of the {} node values {range:?} of layout {} is held in etcd under {}",
-            range.end.saturating_sub(range.start),
-            self.layout.name(),
-            self.workers
-        )))
+        Ok(range.clone().filter(|n| !taken.contains(n)).collect())
+    }
+}
+
+/// A small xorshift generator: claimants draw different values after a lost
+/// race. Not for secrets; seeded from the clock, the process and the thread.
+struct Jitter(u64);
+
+impl Jitter {
+    fn new() -> Jitter {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        Jitter(hasher.finish() | 1)
+    }
+
+    /// A number in `0..n` (`n` at least 1).
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
     }
 }
 

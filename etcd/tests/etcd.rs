@@ -463,3 +463,82 @@ fn unreachable_etcd_and_bad_settings_are_clear_errors() {
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("cannot reach etcd"), "{err}");
 }
+
+/// `claimants` threads, each with a client of its own, claim at once on the
+/// 10-bit `snowflake` layout; returns their generators and claim times.
+fn claim_at_once(
+    endpoint: &str,
+    prefix: &str,
+    claimants: usize,
+) -> (Vec<Generator>, Vec<Duration>) {
+    let start = Arc::new(std::sync::Barrier::new(claimants));
+    let threads: Vec<_> = (0..claimants)
+        .map(|_| {
+            let (endpoint, prefix, start) = (endpoint.to_owned(), prefix.to_owned(), start.clone());
+            std::thread::spawn(move || {
+                let lease = EtcdLease::new([endpoint])
+                    .prefix(prefix)
+                    .ttl(Duration::from_secs(30))
+                    .keep_alive(Duration::from_secs(5))
+                    .request_timeout(Duration::from_secs(5));
+                let layout = Layout::snowflake();
+                let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::MonotonicClock::new());
+                start.wait();
+                let began = Instant::now();
+                let identity = WorkerIdentity::resolve_remote(&layout, Arc::new(lease), clock);
+                let took = began.elapsed();
+                (
+                    identity.and_then(|i| Generator::builder(layout).identity(i).build()),
+                    took,
+                )
+            })
+        })
+        .collect();
+    let mut generators = Vec::new();
+    let mut times = Vec::new();
+    for thread in threads {
+        let (generator, took) = thread.join().unwrap();
+        generators.push(generator.unwrap_or_else(|e| panic!("a claimant failed: {e}")));
+        times.push(took);
+    }
+    times.sort();
+    (generators, times)
+}
+
+#[test]
+fn claims_scale_to_the_whole_node_space() {
+    let etcd = Etcd::start();
+    for claimants in [16, 128, 1024] {
+        let prefix = prefix(&format!("scale-{claimants}"));
+        let (generators, times) = claim_at_once(&etcd.endpoint, &prefix, claimants);
+        let values: HashSet<u64> = generators.iter().map(|g| g.node_values()[0]).collect();
+        assert_eq!(
+            values.len(),
+            claimants,
+            "every claimant holds a value of its own"
+        );
+        let quantile = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        eprintln!(
+            "claims: {claimants} concurrent claimants (threads, a client each): p50 {:?}, p99 {:?}, max {:?}",
+            quantile(0.5),
+            quantile(0.99),
+            times[times.len() - 1]
+        );
+        if claimants == 1024 {
+            // The space is full now: one more is refused as exhausted.
+            let err = claim_at_once_one(&etcd.endpoint, &prefix).unwrap_err();
+            assert_eq!(err.code(), "LEASE_LOST");
+            assert!(
+                err.to_string()
+                    .contains("every one of the 1024 node values"),
+                "{err}"
+            );
+        }
+    }
+}
+
+fn claim_at_once_one(endpoint: &str, prefix: &str) -> polyflake::Result<WorkerIdentity> {
+    let lease = EtcdLease::new([endpoint]).prefix(prefix);
+    let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::MonotonicClock::new());
+    WorkerIdentity::resolve_remote(&Layout::snowflake(), Arc::new(lease), clock)
+}
