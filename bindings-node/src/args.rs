@@ -143,21 +143,9 @@ pub(crate) fn small_arg(env: &Env, name: &str, value: &Unknown<'_>, max: u64) ->
     Ok(v)
 }
 
-/// `datacenter_id` -> `datacenterId`.
+/// `datacenter_id` -> `datacenterId` (the core's spelling).
 pub(crate) fn camel(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    polyflake::layout::camel_case(name)
 }
 
 /// A JS number that holds `value` exactly, or a RangeError.

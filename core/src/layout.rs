@@ -6,7 +6,10 @@ use crate::error::{Error, Result};
 pub const MAX_NODE_FIELDS: usize = 8;
 
 /// Names a node field may not take, because decoded parts already use them.
-const RESERVED_NAMES: [&str; 8] = [
+/// Names a node field cannot take: every binding's decoded parts carry these
+/// beside the node fields (Python `to_dict`, Node `date`, Kotlin `instant`
+/// and `nodes`), so a field of that name would be shadowed in one of them.
+const RESERVED_NAMES: [&str; 12] = [
     "id",
     "time",
     "timestamp",
@@ -15,7 +18,29 @@ const RESERVED_NAMES: [&str; 8] = [
     "unused",
     "datetime",
     "layout",
+    "date",
+    "instant",
+    "nodes",
+    "to_dict",
 ];
+
+/// A field name as the camelCase languages spell it: `datacenter_id` ->
+/// `datacenterId`. Layouts refuse names whose camelCase spellings collide.
+pub fn camel_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// The preset names, in the contract's order.
 pub const PRESETS: [&str; 5] = ["twitter", "snowflake", "discord", "instagram", "sonyflake"];
@@ -414,6 +439,20 @@ impl LayoutBuilder {
             }
             if RESERVED_NAMES.contains(&name.as_str()) {
                 return invalid(format!("node field name {name:?} is reserved"));
+            }
+            // `a__b` or `a_` read the same in camelCase as `a_b` or `a`.
+            if name.contains("__") || name.ends_with('_') {
+                return invalid(format!(
+                    "node field name {name:?} has a doubled or trailing underscore"
+                ));
+            }
+            let camel = camel_case(name);
+            if let Some((other, _)) = self.nodes[..i].iter().find(|(o, _)| camel_case(o) == camel) {
+                if other != name {
+                    return invalid(format!(
+                        "node fields {other:?} and {name:?} are both {camel:?} in camelCase"
+                    ));
+                }
             }
             if self.nodes[..i].iter().any(|(other, _)| other == name) {
                 return invalid(format!("duplicate node field {name:?}"));

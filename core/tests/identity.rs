@@ -330,5 +330,24 @@ fn a_mark_before_the_epoch_is_an_error_naming_it() {
             && err.to_string().contains("before layout twitter's epoch"),
         "{err}"
     );
+    // A mark past the layout's last millisecond: named too, not a bare overflow.
+    let store: Arc<dyn MarkStore> = Arc::new(FileMark::new(dir.join("late.hwm")));
+    store.persist(i64::MAX - 1).unwrap();
+    let identity = WorkerIdentity::resolve_with_mark(
+        vec![1, 1],
+        "test identity (high-water mark late.hwm)",
+        store,
+        Arc::new(ManualClock::new(Layout::twitter().epoch_ms() + 1000)),
+    )
+    .unwrap();
+    let err = Generator::builder(Layout::twitter())
+        .identity(identity)
+        .build()
+        .unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(
+        err.to_string().contains("late.hwm") && err.to_string().contains("no time left"),
+        "{err}"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -165,6 +165,13 @@ impl GeneratorBuilder {
                 layout.epoch_ms()
             )));
         }
+        if let Some(ms) = resumed_ms.filter(|&ms| ms > layout.max_timestamp_ms()) {
+            return Err(Error::LeaseLost(format!(
+                "the high-water mark of {source} holds {ms}, past the end of layout {}'s time field ({}): this identity has no time left",
+                layout.name(),
+                layout.max_timestamp_ms()
+            )));
+        }
         let after_ms = match (self.after_ms, resumed_ms) {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),

@@ -509,6 +509,83 @@ mod tests {
     }
 
     #[test]
+    fn every_preset_with_every_variable_form() {
+        for name in crate::layout::PRESETS {
+            let layout = Layout::preset(name).unwrap();
+            let fields: Vec<String> = layout
+                .node_fields()
+                .iter()
+                .map(|f| field_variable(f.name()))
+                .collect();
+            let per_field: Vec<(&str, &str)> = fields.iter().map(|v| (v.as_str(), "1")).collect();
+            let ones = vec![1; fields.len()];
+            let last = vec![0; fields.len() - 1]
+                .into_iter()
+                .chain([1])
+                .collect::<Vec<u64>>();
+            // Each form alone.
+            assert_eq!(
+                fixed(&layout, &[("POLYFLAKE_NODE_ID", "1")]).unwrap(),
+                last,
+                "{name}"
+            );
+            assert_eq!(fixed(&layout, &per_field).unwrap(), ones, "{name}");
+            assert_eq!(
+                fixed(&layout, &[("POLYFLAKE_ORDINAL", "1")]).unwrap(),
+                last,
+                "{name}"
+            );
+            assert!(matches!(
+                choose_from_env(
+                    &layout,
+                    &env(&[("POLYFLAKE_NODE_ID", "1"), ("POLYFLAKE_WORKER_BITS", "1")])
+                )
+                .unwrap(),
+                EnvChoice::HostAndWorker {
+                    host: 1,
+                    worker_bits: 1,
+                    ..
+                }
+            ));
+            assert!(matches!(
+                choose_from_env(&layout, &env(&[("POLYFLAKE_KV_ENDPOINTS", "http://h:1")]))
+                    .unwrap(),
+                EnvChoice::Registry { .. }
+            ));
+            // Two at once: refused, whichever two.
+            let forms: Vec<Vec<(&str, &str)>> = vec![
+                vec![("POLYFLAKE_NODE_ID", "1")],
+                per_field.clone(),
+                vec![("POLYFLAKE_ORDINAL", "1")],
+                vec![("POLYFLAKE_KV_ENDPOINTS", "http://h:1")],
+            ];
+            for (i, a) in forms.iter().enumerate() {
+                for b in &forms[i + 1..] {
+                    let both: Vec<(&str, &str)> = a.iter().chain(b).copied().collect();
+                    // On `snowflake` the per-field form is POLYFLAKE_NODE_ID itself.
+                    if name == "snowflake" && a == &forms[0] && b == &forms[1] {
+                        continue;
+                    }
+                    let err = choose_from_env(&layout, &env(&both)).unwrap_err();
+                    assert!(
+                        err.to_string().contains("more than one way"),
+                        "{name} {both:?}: {err}"
+                    );
+                }
+            }
+            // Set but empty: refused by name.
+            for variable in fields
+                .iter()
+                .map(String::as_str)
+                .chain(["POLYFLAKE_ORDINAL"])
+            {
+                let err = choose_from_env(&layout, &env(&[(variable, "")])).unwrap_err();
+                assert!(err.to_string().contains(variable), "{name}: {err}");
+            }
+        }
+    }
+
+    #[test]
     fn no_identity_in_kubernetes_is_refused_not_node_0() {
         let t = Layout::twitter();
         let err =
