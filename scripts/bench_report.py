@@ -21,6 +21,8 @@ def replace_section(name: str, body: str) -> None:
     docs/benchmarks.md (appending them the first time)."""
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     text = DOC.read_text() if DOC.exists() else "# Benchmarks\n"
+    # A benchmark's terminal colours are not for the document.
+    body = re.sub(r"\x1b\[[0-9;]*m", "", body)
     block = f"{begin}\n{body.strip()}\n{end}"
     if begin in text and end in text:
         text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
