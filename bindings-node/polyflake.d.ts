@@ -1,20 +1,46 @@
-// The package's types: everything generated from the Rust sources
-// (index.d.ts), plus the few shapes polyflake.js builds in JavaScript.
+// The package's types: the public part of what is generated from the Rust
+// sources (index.d.ts), plus the few shapes polyflake.js builds in JavaScript.
+// The native helpers (`_bind*`) and napi's `__napiBindingTarget` are not part
+// of the package: polyflake.mjs does not export them, so neither does this.
 import * as native from './index'
 
-export * from './index'
+export type {
+  ClockOptions,
+  ComposeParts,
+  CustomLayoutSpec,
+  EncodingName,
+  EtcdOptions,
+  GeneratorOptions,
+  IdInput,
+  NodeFieldSpec,
+  PresetName,
+  Segment,
+} from './index'
+export { ENCODINGS, Generator, ManualClock, compose, explain, formatId, maxId, minId, parseId } from './index'
 
-/** A decoded ID. Node fields are camelCase (`datacenterId`, `workerId` …). */
-export interface Parts {
+/** Each preset's node fields, camelCase. */
+export interface PresetFields {
+  twitter: 'datacenterId' | 'machineId'
+  snowflake: 'nodeId'
+  discord: 'workerId' | 'processId'
+  instagram: 'shardId'
+  sonyflake: 'machineId'
+}
+
+/** A decoded ID: its time, sequence and node fields (camelCase, numbers). */
+export type Parts<F extends string = never> = {
   id: bigint
   timestampMs: number
   sequence: number
   date: Date
-  [field: string]: number | bigint | Date
-}
+} & { [K in F]: number }
 
-/** Takes an ID apart. */
-export declare function decode(id: native.IdInput, layout: native.Layout | native.PresetName): Parts
+/** A decoded ID of a custom layout, whose field names only the layout knows. */
+export type CustomParts = Parts & { readonly [field: string]: number | bigint | Date }
+
+/** Takes an ID apart. With a preset's name, its node fields are typed. */
+export declare function decode<P extends native.PresetName>(id: native.IdInput, layout: P): Parts<PresetFields[P]>
+export declare function decode(id: native.IdInput, layout: native.Layout | native.PresetName): CustomParts
 
 /** `JSON.stringify(value, jsonReplacer)`: every bigint as a decimal string. */
 export declare function jsonReplacer(key: string, value: unknown): unknown

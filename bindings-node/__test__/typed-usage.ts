@@ -9,15 +9,23 @@ import {
   formatId,
   jsonReplacer,
   parseId,
+  type CustomParts,
+  type EtcdOptions,
   type Parts,
 } from '../polyflake'
+// The native helpers are not part of the package (polyflake.mjs has none).
+// @ts-expect-error _bindDecode is not exported
+import { _bindDecode } from '../polyflake'
 
 const custom: Layout = Layout.custom({ epochMs: 1_700_000_000_000, timeBits: 41, nodes: [{ name: 'region', bits: 4 }] })
 const gen = new Generator(Layout.TWITTER, { datacenterId: 1, machineId: 2, onClockBackwards: 'logical' })
 const id: bigint = gen.nextId()
 const text: string = gen.nextIdString()
 const batch: BigUint64Array = gen.nextIds(100)
-const parts: Parts = decode(id, 'twitter')
+const parts: Parts<'datacenterId' | 'machineId'> = decode(id, 'twitter')
+const machine: number = parts.machineId // typed, no cast
+const node: number = decode(id, 'snowflake').nodeId
+const region: CustomParts[string] = decode(id, custom).region
 const when: Date = parts.date
 const ms: number = parts.timestampMs
 const again: bigint = compose('twitter', { timestampMs: parts.date, sequence: 0, datacenterId: 1, machineId: 2 })
@@ -27,4 +35,7 @@ const back: bigint = parseId('4jgmnx8Js8A', 'base58')
 const test = new Generator('snowflake', { nodeId: 1, clock: new ManualClock(Date.now()) })
 const fromEnv: Generator = Generator.fromEnv('sonyflake', { clock: 'wall' })
 const json: string = JSON.stringify({ id }, jsonReplacer)
-void [text, batch, when, ms, again, bits, b58, back, test, fromEnv, json]
+const etcd: EtcdOptions = { endpoints: ['http://127.0.0.1:2379'], ttlMs: 10_000, nodeRange: [0, 512] }
+const leased = (): Generator => Generator.fromEtcd('twitter', etcd)
+const presets: readonly string[] = Layout.PRESETS
+void [_bindDecode, text, batch, when, ms, again, bits, b58, back, test, fromEnv, json, machine, node, region, leased, presets]
