@@ -130,7 +130,10 @@ export declare function _bindNextIdString(generator: Generator): () => string
 /** Builds an ID: `compose('twitter', { timestampMs, sequence, datacenterId, machineId })`. */
 export declare function compose(layout: Layout | PresetName, parts: ComposeParts): bigint
 
-/** The definition of a custom layout. */
+/**
+ * The definition of a custom layout. Only its typing is used: `custom`
+ * reads the object through the checked conversions.
+ */
 export interface CustomLayoutSpec {
   /** Unix milliseconds of tick 0. */
   epochMs: number
