@@ -163,3 +163,16 @@ test('layout widths and node values are never wrapped, truncated or rounded', ()
   assert.throws(() => pf.compose('twitter', { timestampMs: -(2n ** 63n), sequence: 0, datacenterId: 0, machineId: 0 }),
     (e) => e.code === 'TIMESTAMP_BEFORE_EPOCH')
 })
+
+test('errors carry their details as properties, as Python\'s do', () => {
+  assert.throws(() => pf.compose('twitter', { timestampMs: 1700000000000, sequence: 0, datacenterId: 1, machineId: 32 }),
+    (e) => e instanceof RangeError && e.code === 'FIELD_OUT_OF_RANGE' && e.field === 'machineId' && e.value === 32n && e.max === 31n)
+  assert.throws(() => pf.compose('twitter', { timestampMs: 5, sequence: 0, datacenterId: 1, machineId: 1 }),
+    (e) => e.code === 'TIMESTAMP_BEFORE_EPOCH' && e.timestampMs === 5 && e.epochMs === 1288834974657)
+  assert.throws(() => pf.parseId('x!', 'base58'), (e) => e.code === 'INVALID_ENCODING' && e.encoding === 'base58')
+  const clock = new pf.ManualClock(pf.Layout.TWITTER.epochMs + 10000)
+  const g = new pf.Generator('twitter', { clock, onClockBackwards: 'fail', datacenterId: 0, machineId: 0 })
+  g.nextId()
+  clock.advance(-7)
+  assert.throws(() => g.nextId(), (e) => e.code === 'CLOCK_MOVED_BACKWARDS' && e.behindMs === 7 && e.allowedMs === 0)
+})

@@ -2,25 +2,124 @@
 //! cannot be an ID, `TypeError` for a mistake in the call, `Error` for clock
 //! and lease faults; `err.code` is the contract's stable code.
 
-use napi::{Env, Error, Status};
+use napi::{sys, Env, Error, Status};
 
-/// Throws `err` as the JS error of its code and returns the pending-exception
+/// A detail an error carries as a property.
+enum Detail {
+    Text(String),
+    /// A 64-bit value (an ID, a field): always a bigint.
+    Big(u64),
+    /// Milliseconds: a number while it is a safe integer.
+    Ms(i128),
+}
+
+/// The error's fields, camelCase, as Python's exceptions carry them.
+fn details(err: &polyflake::Error) -> Vec<(&'static str, Detail)> {
+    use polyflake::Error as E;
+    match err {
+        E::FieldOutOfRange { field, value, max } => vec![
+            ("field", Detail::Text(polyflake::layout::camel_case(field))),
+            ("value", Detail::Big(*value)),
+            ("max", Detail::Big(*max)),
+        ],
+        E::TimestampBeforeEpoch {
+            timestamp_ms,
+            epoch_ms,
+        } => vec![
+            ("timestampMs", Detail::Ms((*timestamp_ms).into())),
+            ("epochMs", Detail::Ms((*epoch_ms).into())),
+        ],
+        E::TimestampOverflow {
+            timestamp_ms,
+            max_timestamp_ms,
+        } => vec![
+            ("timestampMs", Detail::Ms((*timestamp_ms).into())),
+            ("maxTimestampMs", Detail::Ms((*max_timestamp_ms).into())),
+        ],
+        E::InvalidEncoding { encoding, .. } => {
+            vec![("encoding", Detail::Text(encoding.name().to_owned()))]
+        }
+        E::ClockMovedBackwards {
+            behind_ms,
+            allowed_ms,
+        } => vec![
+            ("behindMs", Detail::Ms((*behind_ms).into())),
+            ("allowedMs", Detail::Ms((*allowed_ms).into())),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Throws `err` as the JS error of its code, with its details as properties
+/// (`field`, `value`, `max`, `behindMs` …), and returns the pending-exception
 /// marker that napi-rs passes through without throwing again.
 pub(crate) fn throw(env: &Env, err: polyflake::Error) -> Error {
-    let message = err.to_string();
-    let code = err.code();
-    let thrown = if err.is_input_error() {
-        if code == "INVALID_ARGUMENT" {
-            env.throw_type_error(&message, Some(code))
-        } else {
-            env.throw_range_error(&message, Some(code))
+    match build(env, &err) {
+        Ok(error) => {
+            let status = unsafe { sys::napi_throw(env.raw(), error) };
+            if status == sys::Status::napi_ok {
+                return Error::from_status(Status::PendingException);
+            }
+            Error::new(Status::GenericFailure, err.to_string())
         }
-    } else {
-        env.throw_error(&message, Some(code))
-    };
-    match thrown {
-        Ok(()) => Error::from_status(Status::PendingException),
         Err(e) => e,
+    }
+}
+
+fn build(env: &Env, err: &polyflake::Error) -> napi::Result<sys::napi_value> {
+    let raw = env.raw();
+    let string = |text: &str| -> napi::Result<sys::napi_value> {
+        let mut value = std::ptr::null_mut();
+        check(unsafe {
+            sys::napi_create_string_utf8(raw, text.as_ptr().cast(), text.len() as isize, &mut value)
+        })?;
+        Ok(value)
+    };
+    let (code, message) = (string(err.code())?, string(&err.to_string())?);
+    let mut error = std::ptr::null_mut();
+    check(unsafe {
+        if !err.is_input_error() {
+            sys::napi_create_error(raw, code, message, &mut error)
+        } else if err.code() == "INVALID_ARGUMENT" {
+            sys::napi_create_type_error(raw, code, message, &mut error)
+        } else {
+            sys::napi_create_range_error(raw, code, message, &mut error)
+        }
+    })?;
+    for (name, detail) in details(err) {
+        let value = match detail {
+            Detail::Text(text) => string(&text)?,
+            Detail::Big(n) => {
+                let mut value = std::ptr::null_mut();
+                check(unsafe { sys::napi_create_bigint_uint64(raw, n, &mut value) })?;
+                value
+            }
+            // Milliseconds are numbers in JS while they are safe integers.
+            Detail::Ms(ms) => {
+                let mut value = std::ptr::null_mut();
+                check(unsafe {
+                    if ms.unsigned_abs() < 1u128 << 53 {
+                        sys::napi_create_double(raw, ms as f64, &mut value)
+                    } else if let Ok(ms) = i64::try_from(ms) {
+                        sys::napi_create_bigint_int64(raw, ms, &mut value)
+                    } else {
+                        sys::napi_create_bigint_uint64(raw, ms as u64, &mut value)
+                    }
+                })?;
+                value
+            }
+        };
+        let key = std::ffi::CString::new(name).expect("property names have no NUL");
+        check(unsafe { sys::napi_set_named_property(raw, error, key.as_ptr(), value) })?;
+    }
+    Ok(error)
+}
+
+fn check(status: sys::napi_status) -> napi::Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(Error::new(Status::GenericFailure, format!("napi call failed ({status})")))
     }
 }
 
