@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo deps test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help demo deps fuzz test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ lint: deps ## rustfmt, clippy (warnings as errors), and the lean default build's
 	bash scripts/check-lean.sh
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+
+fuzz: ## Random bad input: 100,000 calls each against the built Python wheel and Node addon (POLYFLAKE_FUZZ_CASES to change)
+	POLYFLAKE_FUZZ_CASES=$${POLYFLAKE_FUZZ_CASES:-100000} bash scripts/fuzz.sh
 
 bench: ## Benchmarks beside the peer libraries, then docs/benchmarks.md
 	$(CARGO) bench --bench generate -p polyflake

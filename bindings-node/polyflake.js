@@ -42,6 +42,11 @@ const presetDecoders = new Map()
 const layoutDecoders = new WeakMap()
 
 function decoderFor(layout) {
+  if (typeof layout !== 'string' && !(layout instanceof native.Layout)) {
+    const err = new TypeError('layout must be a Layout or a preset name')
+    err.code = 'ERR_INVALID_ARG_TYPE'
+    throw err
+  }
   const cache = typeof layout === 'string' ? presetDecoders : layoutDecoders
   let decoder = cache.get(layout)
   if (decoder === undefined) {

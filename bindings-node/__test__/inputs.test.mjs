@@ -176,3 +176,15 @@ test('errors carry their details as properties, as Python\'s do', () => {
   clock.advance(-7)
   assert.throws(() => g.nextId(), (e) => e.code === 'CLOCK_MOVED_BACKWARDS' && e.behindMs === 7 && e.allowedMs === 0)
 })
+
+test('bytes are bytes: parseId takes a Buffer for "bytes", never a string or another typed array', () => {
+  const raw = pf.formatId(ID, 'bytes')
+  assert.equal(pf.parseId(raw, 'bytes'), ID)
+  assert.throws(() => pf.parseId('abcdefgh', 'bytes'), { code: 'ERR_INVALID_ARG_TYPE' })
+  assert.throws(() => pf.parseId(new Float64Array(1), 'bytes'), { code: 'ERR_INVALID_ARG_TYPE' })
+  assert.throws(() => pf.formatId(ID, 1n), { code: 'ERR_INVALID_ARG_TYPE' })
+  assert.throws(() => pf.Layout.preset(7), { code: 'ERR_INVALID_ARG_TYPE' })
+  for (const layout of [null, undefined, 5, {}]) {
+    assert.throws(() => pf.decode(ID, layout), { code: 'ERR_INVALID_ARG_TYPE' })
+  }
+})

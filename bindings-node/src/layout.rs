@@ -7,7 +7,7 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 use polyflake::{Layout, PRESETS};
 
-use crate::args::{camel, exact_number, small_arg, timestamp_arg, u64_arg};
+use crate::args::{camel, exact_number, small_arg, text_arg, timestamp_arg, u64_arg};
 use crate::error::{wrong_type, OrThrow};
 
 static PRESET_LAYOUTS: LazyLock<Vec<Layout>> = LazyLock::new(|| {
@@ -85,7 +85,8 @@ pub(crate) fn with_layout<R>(
 impl JsLayout {
     /// A preset by name: `twitter`, `snowflake`, `discord`, `instagram`, `sonyflake`.
     #[napi(factory, catch_unwind)]
-    pub fn preset(env: Env, name: String) -> Result<Self> {
+    pub fn preset(env: Env, #[napi(ts_arg_type = "PresetName")] name: Unknown<'_>) -> Result<Self> {
+        let name = text_arg(&env, "name", &name, "a preset's name (a string)")?;
         Ok(JsLayout {
             inner: Layout::preset(&name).or_throw(&env)?,
         })
