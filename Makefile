@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo deps fuzz test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help demo deps fuzz test-fuzz test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -17,7 +17,7 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature and its tests need (protoc, the protobuf types, etcd), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin ## Every test suite, with the lints
+test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-fuzz ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd
@@ -50,8 +50,11 @@ lint: deps ## rustfmt, clippy (warnings as errors), and the lean default build's
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 
-fuzz: ## Random bad input: 100,000 calls each against the built Python wheel and Node addon (POLYFLAKE_FUZZ_CASES to change)
-	POLYFLAKE_FUZZ_CASES=$${POLYFLAKE_FUZZ_CASES:-100000} bash scripts/fuzz.sh
+fuzz: ## cargo-fuzz targets 600 s each, then 100,000 random bad calls each in Python and Node
+	bash scripts/fuzz.sh
+
+test-fuzz: ## A short fuzz run (12 s per target, a few thousand bad calls), part of make test
+	FUZZ_SECONDS=12 POLYFLAKE_FUZZ_CASES=5000 bash scripts/fuzz.sh
 
 bench: ## Benchmarks beside the peer libraries, then docs/benchmarks.md
 	$(CARGO) bench --bench generate -p polyflake

@@ -1,18 +1,88 @@
-//! The one mapping of core errors to the generated `FfiException`; the
-//! Kotlin layer (Errors.kt) turns it into the public sealed hierarchy.
+//! The one mapping of core errors to the generated `FfiException`: one
+//! variant per core variant, with its fields. The Kotlin layer (Errors.kt)
+//! turns each into the public exception of the same name; both matches are
+//! exhaustive, so a new core variant fails to compile until it is mapped.
 
-/// A core error as it crosses to Kotlin: its stable code and message.
+/// A core error as it crosses to Kotlin.
 #[derive(Debug, thiserror::Error, uniffi::Error)]
 pub enum FfiError {
-    #[error("{code}: {detail}")]
-    Failed { code: String, detail: String },
+    #[error("{detail}")]
+    FieldOutOfRange {
+        field: String,
+        value: u64,
+        max: u64,
+        detail: String,
+    },
+    #[error("{detail}")]
+    TimestampBeforeEpoch {
+        timestamp_ms: i64,
+        epoch_ms: i64,
+        detail: String,
+    },
+    #[error("{detail}")]
+    TimestampOverflow {
+        timestamp_ms: i64,
+        max_timestamp_ms: i64,
+        detail: String,
+    },
+    #[error("{detail}")]
+    InvalidLayout { detail: String },
+    #[error("{detail}")]
+    InvalidEncoding { encoding: String, detail: String },
+    #[error("{detail}")]
+    ClockMovedBackwards {
+        behind_ms: u64,
+        allowed_ms: u64,
+        detail: String,
+    },
+    #[error("{detail}")]
+    LeaseLost { detail: String },
+    #[error("{detail}")]
+    InvalidArgument { detail: String },
 }
 
 impl From<polyflake::Error> for FfiError {
     fn from(err: polyflake::Error) -> Self {
-        FfiError::Failed {
-            code: err.code().to_owned(),
-            detail: err.to_string(),
+        use polyflake::Error as E;
+        let message = err.to_string();
+        match err {
+            E::FieldOutOfRange { field, value, max } => FfiError::FieldOutOfRange {
+                field,
+                value,
+                max,
+                detail: message,
+            },
+            E::TimestampBeforeEpoch {
+                timestamp_ms,
+                epoch_ms,
+            } => FfiError::TimestampBeforeEpoch {
+                timestamp_ms,
+                epoch_ms,
+                detail: message,
+            },
+            E::TimestampOverflow {
+                timestamp_ms,
+                max_timestamp_ms,
+            } => FfiError::TimestampOverflow {
+                timestamp_ms,
+                max_timestamp_ms,
+                detail: message,
+            },
+            E::InvalidLayout(_) => FfiError::InvalidLayout { detail: message },
+            E::InvalidEncoding { encoding, .. } => FfiError::InvalidEncoding {
+                encoding: encoding.name().to_owned(),
+                detail: message,
+            },
+            E::ClockMovedBackwards {
+                behind_ms,
+                allowed_ms,
+            } => FfiError::ClockMovedBackwards {
+                behind_ms,
+                allowed_ms,
+                detail: message,
+            },
+            E::LeaseLost(_) => FfiError::LeaseLost { detail: message },
+            E::InvalidArgument(_) => FfiError::InvalidArgument { detail: message },
         }
     }
 }

@@ -136,7 +136,12 @@ pub(crate) fn timestamp_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Resul
 
 /// A string argument; anything else is `ERR_INVALID_ARG_TYPE` naming it,
 /// never napi's own conversion error.
-pub(crate) fn text_arg(env: &Env, name: &str, value: &Unknown<'_>, expected: &str) -> Result<String> {
+pub(crate) fn text_arg(
+    env: &Env,
+    name: &str,
+    value: &Unknown<'_>,
+    expected: &str,
+) -> Result<String> {
     if value.get_type()? != ValueType::String {
         return Err(wrong_type(env, name, expected));
     }

@@ -119,7 +119,10 @@ fn check(status: sys::napi_status) -> napi::Result<()> {
     if status == sys::Status::napi_ok {
         Ok(())
     } else {
-        Err(Error::new(Status::GenericFailure, format!("napi call failed ({status})")))
+        Err(Error::new(
+            Status::GenericFailure,
+            format!("napi call failed ({status})"),
+        ))
     }
 }
 

@@ -11,7 +11,6 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// something that cannot be an ID; clock and lease errors mean the generator
 /// refuses to issue an ID it cannot prove unique.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
 pub enum Error {
     /// A node field, the sequence or a whole ID outside `0..=max`; never masked.
     #[error("{field} = {value} is out of range 0..={max}")]

@@ -5,23 +5,27 @@ import dev.polyflake.ffi.FfiException
 /** Every polyflake error, with the contract's stable [code]. */
 sealed class PolyflakeException(val code: String, message: String) : RuntimeException(message)
 
-/** A node field, the sequence or an ID outside `0..max` (never masked). */
-class FieldOutOfRangeException(message: String) : PolyflakeException("FIELD_OUT_OF_RANGE", message)
+/** A node field, the sequence or an ID outside `0..max` (never masked); [value] and [max] are unsigned 64-bit. */
+class FieldOutOfRangeException(message: String, val field: String, val value: ULong, val max: ULong) :
+    PolyflakeException("FIELD_OUT_OF_RANGE", message)
 
 /** A timestamp earlier than the layout's epoch. */
-class TimestampBeforeEpochException(message: String) : PolyflakeException("TIMESTAMP_BEFORE_EPOCH", message)
+class TimestampBeforeEpochException(message: String, val timestampMs: Long, val epochMs: Long) :
+    PolyflakeException("TIMESTAMP_BEFORE_EPOCH", message)
 
 /** A timestamp past the end of the layout's time field. */
-class TimestampOverflowException(message: String) : PolyflakeException("TIMESTAMP_OVERFLOW", message)
+class TimestampOverflowException(message: String, val timestampMs: Long, val maxTimestampMs: Long) :
+    PolyflakeException("TIMESTAMP_OVERFLOW", message)
 
 /** A custom layout that cannot exist, or an unknown preset. */
 class InvalidLayoutException(message: String) : PolyflakeException("INVALID_LAYOUT", message)
 
-/** Text that is not exactly a valid 64-bit ID in that encoding. */
-class InvalidEncodingException(message: String) : PolyflakeException("INVALID_ENCODING", message)
+/** Text that is not exactly a valid 64-bit ID in [encoding]. */
+class InvalidEncodingException(message: String, val encoding: String) : PolyflakeException("INVALID_ENCODING", message)
 
-/** The clock went back further than the generator's policy allows. */
-class ClockMovedBackwardsException(message: String) : PolyflakeException("CLOCK_MOVED_BACKWARDS", message)
+/** The clock went back [behindMs] further than the generator's policy allows ([allowedMs]). */
+class ClockMovedBackwardsException(message: String, val behindMs: Long, val allowedMs: Long) :
+    PolyflakeException("CLOCK_MOVED_BACKWARDS", message)
 
 /** The worker identity can no longer be trusted. */
 class LeaseLostException(message: String) : PolyflakeException("LEASE_LOST", message)
@@ -29,21 +33,21 @@ class LeaseLostException(message: String) : PolyflakeException("LEASE_LOST", mes
 /** An unknown or missing node field, or an unknown encoding name. */
 class InvalidArgumentException(message: String) : PolyflakeException("INVALID_ARGUMENT", message)
 
-/** The one mapping from the generated exception to the public hierarchy. */
-internal fun FfiException.toPublic(): PolyflakeException {
-    val failed = this as FfiException.Failed
-    val message = failed.detail
-    return when (failed.code) {
-        "FIELD_OUT_OF_RANGE" -> FieldOutOfRangeException(message)
-        "TIMESTAMP_BEFORE_EPOCH" -> TimestampBeforeEpochException(message)
-        "TIMESTAMP_OVERFLOW" -> TimestampOverflowException(message)
-        "INVALID_LAYOUT" -> InvalidLayoutException(message)
-        "INVALID_ENCODING" -> InvalidEncodingException(message)
-        "CLOCK_MOVED_BACKWARDS" -> ClockMovedBackwardsException(message)
-        "LEASE_LOST" -> LeaseLostException(message)
-        else -> InvalidArgumentException(message)
+/**
+ * The one mapping from the generated exception to the public hierarchy:
+ * exhaustive over the core's variants, so a new one does not compile until mapped.
+ */
+internal fun FfiException.toPublic(): PolyflakeException =
+    when (this) {
+        is FfiException.FieldOutOfRange -> FieldOutOfRangeException(detail, field, value, max)
+        is FfiException.TimestampBeforeEpoch -> TimestampBeforeEpochException(detail, timestampMs, epochMs)
+        is FfiException.TimestampOverflow -> TimestampOverflowException(detail, timestampMs, maxTimestampMs)
+        is FfiException.InvalidLayout -> InvalidLayoutException(detail)
+        is FfiException.InvalidEncoding -> InvalidEncodingException(detail, encoding)
+        is FfiException.ClockMovedBackwards -> ClockMovedBackwardsException(detail, behindMs.toLong(), allowedMs.toLong())
+        is FfiException.LeaseLost -> LeaseLostException(detail)
+        is FfiException.InvalidArgument -> InvalidArgumentException(detail)
     }
-}
 
 internal inline fun <T> mapped(block: () -> T): T =
     try {

@@ -69,6 +69,7 @@ class GeneratorTest {
         clock.advance(-7)
         val e = assertThrows<ClockMovedBackwardsException> { g.nextId() }
         assertTrue(e.message!!.contains("by 7 ms"))
+        assertEquals(7L to 0L, e.behindMs to e.allowedMs)
         g.close()
         assertThrows<IllegalStateException> { g.nextId() }
         g.close()
@@ -99,5 +100,19 @@ class GeneratorTest {
             assertTrue(e.message!!.contains("16777216"), e.message)
             assertEquals(3, g.nextIds(3).size)
         }
+    }
+
+    @Test
+    fun `exceptions carry the core error's fields`() {
+        val range = assertThrows<FieldOutOfRangeException> {
+            Polyflake.compose(Layout.TWITTER, 1_700_000_000_000, 0, "datacenter_id" to 1L, "machine_id" to 32L)
+        }
+        assertEquals(Triple("machine_id", 32uL, 31uL), Triple(range.field, range.value, range.max))
+        val early = assertThrows<TimestampBeforeEpochException> {
+            Polyflake.compose(Layout.TWITTER, 5, 0, "datacenter_id" to 1L, "machine_id" to 1L)
+        }
+        assertEquals(5L to 1_288_834_974_657L, early.timestampMs to early.epochMs)
+        val text = assertThrows<InvalidEncodingException> { Polyflake.parse("x!", "base58") }
+        assertEquals("base58", text.encoding)
     }
 }
