@@ -81,7 +81,7 @@ export type JsGenerator = Generator
 /** A bit layout: a preset (`Layout.preset('twitter')`) or `Layout.custom({...})`. */
 export declare class Layout {
   /** A preset by name: `twitter`, `snowflake`, `discord`, `instagram`, `sonyflake`. */
-  static preset(name: string): Layout
+  static preset(name: PresetName): Layout
   /** A validated custom layout. */
   static custom(spec: CustomLayoutSpec): Layout
   /**

@@ -39,6 +39,12 @@ pub enum FfiError {
     LeaseLost { detail: String },
     #[error("{detail}")]
     InvalidArgument { detail: String },
+    #[error("{detail}")]
+    StateIo {
+        path: String,
+        os_error: Option<i32>,
+        detail: String,
+    },
 }
 
 impl From<polyflake::Error> for FfiError {
@@ -83,6 +89,11 @@ impl From<polyflake::Error> for FfiError {
             },
             E::LeaseLost(_) => FfiError::LeaseLost { detail: message },
             E::InvalidArgument(_) => FfiError::InvalidArgument { detail: message },
+            E::StateIo { path, os_error, .. } => FfiError::StateIo {
+                path,
+                os_error,
+                detail: message,
+            },
         }
     }
 }

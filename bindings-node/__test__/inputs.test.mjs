@@ -1,11 +1,28 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
 
 import * as pf from 'polyflake'
+
+/** Runs `fn` with `vars` in the real environment (undefined: unset), then puts back what was there. */
+function withEnv(vars, fn) {
+  const before = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]))
+  const set = (values) => {
+    for (const [k, v] of Object.entries(values)) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+  set(vars)
+  try {
+    return fn()
+  } finally {
+    set(before)
+  }
+}
 
 const ID = pf.compose('twitter', { timestampMs: 1700000000123, sequence: 7, datacenterId: 3, machineId: 17 })
 
@@ -98,21 +115,18 @@ test('CommonJS and ESM see one module', () => {
 })
 
 test('fromEnv follows the environment', () => {
-  const saved = { ...process.env }
-  try {
-    process.env.POLYFLAKE_STATE_DIR = mkdtempSync(join(tmpdir(), 'polyflake-node-env-'))
-    process.env.POLYFLAKE_NODE_ID = '37'
+  const dir = mkdtempSync(join(tmpdir(), 'polyflake-node-env-'))
+  withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: '37' }, () => {
     const g = pf.Generator.fromEnv('twitter')
     assert.deepEqual(g.nodeFields, { datacenterId: 1, machineId: 5 })
     assert.match(g.identitySource, /^POLYFLAKE_NODE_ID=37 \(locked at /)
     assert.ok(g instanceof pf.Generator)
     // One live generator per identity: the second is refused, naming the holder.
     assert.throws(() => pf.Generator.fromEnv('twitter'), (e) => e.code === 'LEASE_LOST' && e.message.includes(`pid ${process.pid}`))
-    process.env.POLYFLAKE_NODE_ID = 'x'
+  })
+  withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: 'x' }, () => {
     assert.throws(() => pf.Generator.fromEnv('twitter'), { code: 'INVALID_ARGUMENT', message: /POLYFLAKE_NODE_ID/ })
-  } finally {
-    process.env = saved
-  }
+  })
 })
 
 test('batch sizes are checked: never wrapped, truncated or allocated past the maximum', () => {
@@ -187,4 +201,13 @@ test('bytes are bytes: parseId takes a Buffer for "bytes", never a string or ano
   for (const layout of [null, undefined, 5, {}]) {
     assert.throws(() => pf.decode(ID, layout), { code: 'ERR_INVALID_ARG_TYPE' })
   }
+})
+
+test('a state directory that cannot be created is a STATE_IO error with the OS error', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'polyflake-node-io-')), 'file')
+  writeFileSync(file, '')
+  withEnv({ POLYFLAKE_STATE_DIR: file, POLYFLAKE_NODE_ID: undefined }, () => {
+    assert.throws(() => pf.Generator.fromEnv('snowflake'),
+      (e) => e.constructor === Error && e.code === 'STATE_IO' && e.path.startsWith(file) && e.errno > 0)
+  })
 })

@@ -9,7 +9,7 @@ enum Detail {
     Text(String),
     /// A 64-bit value (an ID, a field): always a bigint.
     Big(u64),
-    /// Milliseconds: a number while it is a safe integer.
+    /// Milliseconds, counts: a number while it is a safe integer.
     Ms(i128),
 }
 
@@ -38,6 +38,13 @@ fn details(err: &polyflake::Error) -> Vec<(&'static str, Detail)> {
         ],
         E::InvalidEncoding { encoding, .. } => {
             vec![("encoding", Detail::Text(encoding.name().to_owned()))]
+        }
+        E::StateIo { path, os_error, .. } => {
+            let mut details = vec![("path", Detail::Text(path.clone()))];
+            if let Some(errno) = os_error {
+                details.push(("errno", Detail::Ms((*errno).into())));
+            }
+            details
         }
         E::ClockMovedBackwards {
             behind_ms,

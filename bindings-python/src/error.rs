@@ -16,6 +16,7 @@ pyo3::import_exception!(polyflake.errors, InvalidEncodingError);
 pyo3::import_exception!(polyflake.errors, ClockMovedBackwardsError);
 pyo3::import_exception!(polyflake.errors, LeaseLostError);
 pyo3::import_exception!(polyflake.errors, InvalidArgumentError);
+pyo3::import_exception!(polyflake.errors, StateIoError);
 
 type Details = (
     String,
@@ -58,6 +59,13 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         Error::InvalidEncoding { encoding, .. } => {
             text.insert("encoding", encoding.name().to_owned());
         }
+        // As OSError has them: `errno` and `filename`.
+        Error::StateIo { path, os_error, .. } => {
+            text.insert("filename", path.clone());
+            if let Some(errno) = os_error {
+                ints.insert("errno", i128::from(*errno));
+            }
+        }
         _ => {}
     }
     let args: Details = (err.to_string(), text, ints);
@@ -70,6 +78,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         "CLOCK_MOVED_BACKWARDS" => ClockMovedBackwardsError::new_err(args),
         "LEASE_LOST" => LeaseLostError::new_err(args),
         "INVALID_ARGUMENT" => InvalidArgumentError::new_err(args),
+        "STATE_IO" => StateIoError::new_err(args),
         _ => PolyflakeError::new_err(args),
     }
 }

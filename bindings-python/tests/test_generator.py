@@ -205,3 +205,19 @@ def test_a_batch_past_the_maximum_is_a_value_error(n: int) -> None:
         g.next_ids(n)
     assert isinstance(e.value, ValueError)
     assert len(g.next_ids(3)) == 3
+
+
+def test_a_state_dir_that_cannot_be_created_is_an_os_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for key in list(os.environ):
+        if key.startswith("POLYFLAKE_"):
+            monkeypatch.delenv(key)
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(not_a_dir))
+    with pytest.raises(polyflake.StateIoError) as e:
+        polyflake.Generator.from_env("snowflake")
+    assert isinstance(e.value, OSError) and e.value.code == "STATE_IO"
+    assert isinstance(e.value.errno, int) and e.value.errno > 0
+    assert e.value.filename.startswith(str(not_a_dir))

@@ -60,6 +60,17 @@ pub enum Error {
     /// The worker identity can no longer be trusted.
     #[error("lease lost: {0}")]
     LeaseLost(String),
+    /// A file or directory of the state directory (a lock, a high-water mark)
+    /// could not be read or written; the OS error is kept.
+    #[error("{path}: {reason}")]
+    StateIo {
+        /// The file or directory.
+        path: String,
+        /// What was being done, and the OS's message.
+        reason: String,
+        /// The OS error number (`errno`), if there was one.
+        os_error: Option<i32>,
+    },
     /// A field name the layout does not have, a missing one, or an unknown
     /// encoding name: a mistake in the call itself rather than in a value.
     #[error("{0}")]
@@ -77,6 +88,7 @@ impl Error {
             Error::InvalidEncoding { .. } => "INVALID_ENCODING",
             Error::ClockMovedBackwards { .. } => "CLOCK_MOVED_BACKWARDS",
             Error::LeaseLost(_) => "LEASE_LOST",
+            Error::StateIo { .. } => "STATE_IO",
             Error::InvalidArgument(_) => "INVALID_ARGUMENT",
         }
     }
@@ -86,8 +98,17 @@ impl Error {
     pub fn is_input_error(&self) -> bool {
         !matches!(
             self,
-            Error::ClockMovedBackwards { .. } | Error::LeaseLost(_)
+            Error::ClockMovedBackwards { .. } | Error::LeaseLost(_) | Error::StateIo { .. }
         )
+    }
+
+    /// `doing` failed on `path` with the OS error `e`.
+    pub(crate) fn state_io(path: &std::path::Path, doing: &str, e: &std::io::Error) -> Self {
+        Error::StateIo {
+            path: path.display().to_string(),
+            reason: format!("{doing} ({e})"),
+            os_error: e.raw_os_error(),
+        }
     }
 
     pub(crate) fn out_of_range(field: &str, value: u64, max: u64) -> Self {

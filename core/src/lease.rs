@@ -185,10 +185,7 @@ impl LocalLease {
                 }))
             }
             Err(TryLockError::WouldBlock) => Ok(Attempt::Busy),
-            Err(TryLockError::Error(e)) => Err(Error::LeaseLost(format!(
-                "cannot lock {} ({e})",
-                lock_path.display()
-            ))),
+            Err(TryLockError::Error(e)) => Err(Error::state_io(&lock_path, "cannot lock", &e)),
         }
     }
 
@@ -221,7 +218,7 @@ impl LocalLease {
         let held = self
             .lock
             .metadata()
-            .map_err(|e| Error::LeaseLost(format!("cannot stat the held lock file ({e})")))?;
+            .map_err(|e| Error::state_io(&self.lock_path, "cannot stat the held lock file", &e))?;
         match fs::metadata(&self.lock_path) {
             Ok(now) if same_file(&held, &now) => Ok(()),
             Ok(_) => lost("was replaced".into()),
@@ -247,12 +244,9 @@ fn private_dir(dir: &Path) -> Result<()> {
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir).map_err(|e| {
-        Error::LeaseLost(format!(
-            "cannot create the state directory {} ({e})",
-            dir.display()
-        ))
-    })
+    builder
+        .create(dir)
+        .map_err(|e| Error::state_io(dir, "cannot create the state directory", &e))
 }
 
 /// Refuses a directory that another user owns: they could delete or replace

@@ -32,6 +32,7 @@ pub mod layout;
 pub mod lease;
 pub mod mark;
 pub mod parts;
+pub mod reclaim;
 pub mod registry;
 #[cfg(feature = "serde")]
 pub mod serde_id;
@@ -46,5 +47,6 @@ pub use layout::{Layout, LayoutBuilder, NodeField, MAX_NODE_FIELDS, PRESETS};
 pub use lease::LocalLease;
 pub use mark::{FileMark, MarkStore};
 pub use parts::{Parts, Segment, SegmentKind};
+pub use reclaim::ReclaimingLease;
 pub use registry::{LeaseConnector, RegistrySettings};
 pub use tenure::{Claim, RemoteLease, Tenure};

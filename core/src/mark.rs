@@ -51,7 +51,13 @@ impl MarkStore for FileMark {
         let text = match fs::read_to_string(&self.path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(self.broken(format!("cannot be read ({e})"))),
+            Err(e) => {
+                return Err(Error::state_io(
+                    &self.path,
+                    "the high-water mark cannot be read",
+                    &e,
+                ))
+            }
         };
         // Exactly the header, a timestamp and a final newline: a file cut
         // short (a full disk, a crash mid-copy) must not pass for a lower mark.
@@ -97,7 +103,7 @@ impl MarkStore for FileMark {
         };
         write().map_err(|e| {
             let _ = fs::remove_file(&tmp);
-            self.broken(format!("cannot be written ({e})"))
+            Error::state_io(&self.path, "the high-water mark cannot be written", &e)
         })
     }
 }
@@ -131,6 +137,23 @@ mod tests {
             let err = mark.load().unwrap_err();
             assert_eq!(err.code(), "LEASE_LOST", "{bad:?}");
             assert!(err.to_string().contains("m.hwm"), "{err}");
+        }
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn io_failures_are_state_io_with_the_os_error() {
+        let dir = std::env::temp_dir().join(format!("polyflake-mark-io-{}", std::process::id()));
+        // A directory where the mark should be: it can be neither read nor replaced.
+        fs::create_dir_all(dir.join("m.hwm/inner")).unwrap();
+        let mark = FileMark::new(dir.join("m.hwm"));
+        for err in [mark.load().unwrap_err(), mark.persist(5).unwrap_err()] {
+            assert_eq!(err.code(), "STATE_IO");
+            let Error::StateIo { path, os_error, .. } = &err else {
+                panic!("{err:?}")
+            };
+            assert!(path.ends_with("m.hwm"), "{path}");
+            assert!(os_error.is_some(), "{err:?}");
         }
         fs::remove_dir_all(dir).unwrap();
     }

@@ -351,3 +351,47 @@ fn a_mark_before_the_epoch_is_an_error_naming_it() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_leased_value_whose_lock_file_is_deleted_is_given_up_for_another() {
+    let dir = temp_dir("reclaim");
+    let layout = Layout::twitter();
+    let start = layout.epoch_ms() + 7_000_000;
+    let clock = ManualClock::new(start);
+    let vars: HashMap<String, String> = [(
+        "POLYFLAKE_STATE_DIR".to_owned(),
+        dir.to_string_lossy().into_owned(),
+    )]
+    .into();
+    let identity =
+        WorkerIdentity::resolve_from(&layout, &vars, Arc::new(clock.clone()), &[]).unwrap();
+    let g = Generator::builder(layout.clone())
+        .identity(identity)
+        .build()
+        .unwrap();
+    assert_eq!(g.node_values(), [0, 0]);
+    let before = g.next_ids(10).unwrap();
+    // A tmp cleaner removes the lock; a newcomer takes node 0 and starts past its mark.
+    std::fs::remove_file(dir.join("twitter/node-0.lock")).unwrap();
+    let newcomer = polyflake::LocalLease::acquire(&layout, &dir).unwrap();
+    assert_eq!(newcomer.number(), 0);
+    // Past the mark's lead the holder must write a new mark: it notices, refuses once,
+    // then issues under the next free value, after everything it issued before.
+    clock.advance(2_000);
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(err.to_string().contains("was replaced"), "{err}");
+    let after = g.next_ids(10).unwrap();
+    assert_eq!(g.node_values(), [0, 1]);
+    assert!(
+        g.identity_source().starts_with("local lease on node 1"),
+        "{}",
+        g.identity_source()
+    );
+    assert!(after[0] > before[9]);
+    assert!(after
+        .iter()
+        .all(|&id| layout.decode(id).unwrap().nodes() == [0, 1]));
+    drop(newcomer);
+    std::fs::remove_dir_all(dir).unwrap();
+}

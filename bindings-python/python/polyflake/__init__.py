@@ -38,6 +38,7 @@ from .errors import (
     InvalidLayoutError,
     LeaseLostError,
     PolyflakeError,
+    StateIoError,
     TimestampBeforeEpochError,
     TimestampOverflowError,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "Parts",
     "PolyflakeError",
     "Segment",
+    "StateIoError",
     "TimestampBeforeEpochError",
     "TimestampOverflowError",
     "__version__",

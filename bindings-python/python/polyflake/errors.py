@@ -20,6 +20,7 @@ __all__ = [
     "ClockMovedBackwardsError",
     "LeaseLostError",
     "InvalidArgumentError",
+    "StateIoError",
 ]
 
 
@@ -94,3 +95,11 @@ class InvalidArgumentError(PolyflakeError, TypeError, ValueError):
     """An unknown or missing node field, or an unknown option or encoding name."""
 
     code = "INVALID_ARGUMENT"
+
+
+class StateIoError(PolyflakeError, OSError):
+    """A lock or mark file of the state directory could not be read or written.
+
+    An ``OSError``: ``errno`` is the OS's error number and ``filename`` the path."""
+
+    code = "STATE_IO"

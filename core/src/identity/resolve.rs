@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::lease::LocalLease;
 use crate::mark::{FileMark, MarkStore};
+use crate::reclaim::ReclaimingLease;
 use crate::registry::{find_connector, LeaseConnector, RegistrySettings};
 use crate::tenure::{RemoteLease, Tenure};
 
@@ -95,20 +96,19 @@ impl WorkerIdentity {
                 source,
             } => {
                 let first = host << worker_bits;
-                let lease = LocalLease::acquire_in(
-                    layout,
-                    &state_dir(env)?,
-                    first..first + (1 << worker_bits),
-                )?;
-                let source = format!(
-                    "{source} with {worker_bits} worker bits: local lease on node {} ({})",
-                    lease.number(),
-                    lease.lock_path().display()
+                let lease =
+                    ReclaimingLease::new(state_dir(env)?, Some(first..first + (1 << worker_bits)));
+                let mut identity = Self::resolve_remote(layout, Arc::new(lease), clock)?;
+                identity.source = format!(
+                    "{source} with {worker_bits} worker bits: {}",
+                    identity.source
                 );
-                let nodes = lease.nodes().to_vec();
-                Self::resolve_with_mark(nodes, source, Arc::new(lease), clock)
+                Ok(identity)
             }
-            EnvChoice::LocalLease(dir) => Self::resolve_local_lease(layout, &dir, clock),
+            // Leased values claim again if their lock file is deleted.
+            EnvChoice::LocalLease(dir) => {
+                Self::resolve_remote(layout, Arc::new(ReclaimingLease::new(dir, None)), clock)
+            }
             EnvChoice::Registry { name, settings } => {
                 Self::resolve_registry(layout, connectors, &name, &settings, clock)
             }

@@ -33,6 +33,9 @@ class LeaseLostException(message: String) : PolyflakeException("LEASE_LOST", mes
 /** An unknown or missing node field, or an unknown encoding name. */
 class InvalidArgumentException(message: String) : PolyflakeException("INVALID_ARGUMENT", message)
 
+/** A lock or mark file of the state directory at [path] could not be read or written ([osError]: the OS's errno). */
+class StateIoException(message: String, val path: String, val osError: Int?) : PolyflakeException("STATE_IO", message)
+
 /**
  * The one mapping from the generated exception to the public hierarchy:
  * exhaustive over the core's variants, so a new one does not compile until mapped.
@@ -47,6 +50,7 @@ internal fun FfiException.toPublic(): PolyflakeException =
         is FfiException.ClockMovedBackwards -> ClockMovedBackwardsException(detail, behindMs.toLong(), allowedMs.toLong())
         is FfiException.LeaseLost -> LeaseLostException(detail)
         is FfiException.InvalidArgument -> InvalidArgumentException(detail)
+        is FfiException.StateIo -> StateIoException(detail, path, osError)
     }
 
 internal inline fun <T> mapped(block: () -> T): T =

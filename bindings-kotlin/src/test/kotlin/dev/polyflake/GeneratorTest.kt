@@ -115,4 +115,16 @@ class GeneratorTest {
         val text = assertThrows<InvalidEncodingException> { Polyflake.parse("x!", "base58") }
         assertEquals("base58", text.encoding)
     }
+
+    @Test
+    fun `a state directory that cannot be created is a StateIoException with the OS error`() {
+        val file = java.nio.file.Files.createTempFile("polyflake-not-a-dir", "")
+        withEnv(mapOf("POLYFLAKE_STATE_DIR" to file.toString())) {
+            val e = assertThrows<StateIoException> { Generator.fromEnv(Layout.SNOWFLAKE) }
+            assertEquals("STATE_IO", e.code)
+            assertTrue(e.path.startsWith(file.toString()), e.path)
+            assertTrue((e.osError ?: 0) > 0, e.message)
+        }
+        java.nio.file.Files.delete(file)
+    }
 }

@@ -11,12 +11,14 @@ private interface LibC : Library {
 
 private val libc: LibC = Native.load("c", LibC::class.java)
 
-/** Runs [body] with [vars] set in the process environment, then unsets them. */
+/** Runs [body] with [vars] set in the process environment, then puts back what was there. */
 internal fun <T> withEnv(vars: Map<String, String>, body: () -> T): T {
+    // The JVM's copy of the environment at start: what each variable goes back to.
+    val before = vars.keys.associateWith { System.getenv(it) }
     vars.forEach { (k, v) -> libc.setenv(k, v, 1) }
     try {
         return body()
     } finally {
-        vars.keys.forEach { libc.unsetenv(it) }
+        before.forEach { (k, v) -> if (v == null) libc.unsetenv(k) else libc.setenv(k, v, 1) }
     }
 }
