@@ -586,6 +586,19 @@ mod tests {
     }
 
     #[test]
+    fn the_state_dir_falls_back_to_one_of_this_user_own() {
+        let dir = state_dir(&env(&[])).unwrap();
+        assert_eq!(
+            dir,
+            std::env::temp_dir().join(format!("polyflake-state-{}", user_id()))
+        );
+        assert_eq!(
+            state_dir(&env(&[("HOME", "/home/u")])).unwrap(),
+            std::path::Path::new("/home/u/.local/state/polyflake")
+        );
+    }
+
+    #[test]
     fn no_identity_in_kubernetes_is_refused_not_node_0() {
         let t = Layout::twitter();
         let err =
