@@ -155,6 +155,21 @@ impl LocalLease {
         // Whoever owns a directory can swap the files in it: both must be ours.
         owned(state_dir)?;
         owned(&dir)?;
+        // The layout's directory holds only our files: nobody else may write
+        // there, whatever mode it was created with.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&dir)
+                .map_err(|e| Error::state_io(&dir, "cannot read the state directory", &e))?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(|e| {
+                    Error::state_io(&dir, "cannot make the state directory private", &e)
+                })?;
+            }
+        }
         Ok(dir)
     }
 
@@ -379,6 +394,23 @@ mod tests {
         if root {
             fs::remove_dir_all(dir).unwrap();
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_layout_directory_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("polyflake-lease-mode-{}", std::process::id()));
+        fs::create_dir_all(dir.join("twitter")).unwrap();
+        fs::set_permissions(dir.join("twitter"), fs::Permissions::from_mode(0o777)).unwrap();
+        let lease = LocalLease::acquire(&Layout::twitter(), &dir).unwrap();
+        let mode = fs::metadata(dir.join("twitter"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
+        drop(lease);
+        fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
