@@ -239,8 +239,10 @@ impl Layout {
     }
     /// The last Unix millisecond the time field can encode.
     pub fn max_timestamp_ms(&self) -> i64 {
-        // Fits: checked when the layout was built.
-        self.epoch_ms + ((self.max_ticks() as i128 + 1) * self.tick_ms as i128 - 1) as i64
+        // The sum fits (checked when the layout was built); the span alone may
+        // not, under an epoch before 1970, so add in i128.
+        (i128::from(self.epoch_ms) + (i128::from(self.max_ticks()) + 1) * i128::from(self.tick_ms)
+            - 1) as i64
     }
     /// Every bit a valid ID may set.
     #[inline]
@@ -277,7 +279,8 @@ impl Layout {
 
     /// The Unix millisecond at which a tick starts. `ticks` must fit the time field.
     pub fn timestamp_of(&self, ticks: u64) -> i64 {
-        self.epoch_ms + (ticks * self.tick_ms) as i64
+        // As in max_timestamp_ms: the span may pass i64::MAX when the epoch is negative.
+        (i128::from(self.epoch_ms) + i128::from(ticks * self.tick_ms)) as i64
     }
 
     /// Range-checks node values given in layout order and packs them in place.
@@ -519,6 +522,36 @@ impl std::str::FromStr for Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_epoch_before_1970_with_a_span_past_i64_max_has_exact_bounds() {
+        // Found by the `layout` fuzz target: the span alone overflowed i64.
+        let layout = Layout::custom(-6_620_572_793_545_219_051, 22)
+            .tick_ms(2_199_090_364_640)
+            .sequence_bits(31)
+            .sequence_above_nodes(true)
+            .node("q", 1)
+            .build()
+            .unwrap();
+        let span = (i128::from(layout.max_ticks()) + 1) * 2_199_090_364_640 - 1;
+        assert!(span > i128::from(i64::MAX));
+        assert_eq!(
+            i128::from(layout.max_timestamp_ms()),
+            -6_620_572_793_545_219_051 + span
+        );
+        assert_eq!(
+            layout.timestamp_of(layout.max_ticks()),
+            (-6_620_572_793_545_219_051i128 + i128::from(layout.max_ticks()) * 2_199_090_364_640)
+                as i64
+        );
+        assert_eq!(
+            layout
+                .compose(6_566_001_002_403_546_371, 0, &[0])
+                .unwrap_err()
+                .code(),
+            "TIMESTAMP_OVERFLOW"
+        );
+    }
 
     #[test]
     fn presets_fill_64_bits_as_the_contract_says() {
