@@ -11,6 +11,13 @@ import polyflake
 import pytest
 
 
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No POLYFLAKE_ variable of the caller's environment reaches the test."""
+    for key in list(os.environ):
+        if key.startswith("POLYFLAKE_"):
+            monkeypatch.delenv(key)
+
+
 def test_many_threads_one_generator_no_duplicates() -> None:
     generator = polyflake.Generator("snowflake", node_id=5)
     results: list[list[int]] = [[] for _ in range(8)]
@@ -131,9 +138,7 @@ def test_clock_backwards_error_says_how_far() -> None:
 
 
 def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for key in list(os.environ):
-        if key.startswith("POLYFLAKE_"):
-            monkeypatch.delenv(key)
+    clean_env(monkeypatch)
     monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "37")
     g = polyflake.Generator.from_env("twitter")
@@ -156,9 +161,7 @@ def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 
 def test_every_identity_variable_form(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for key in list(os.environ):
-        if key.startswith("POLYFLAKE_"):
-            monkeypatch.delenv(key)
+    clean_env(monkeypatch)
     monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
     # `snowflake`'s one field is `node_id`: its field variable is POLYFLAKE_NODE_ID.
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "17")
@@ -210,9 +213,7 @@ def test_a_batch_past_the_maximum_is_a_value_error(n: int) -> None:
 def test_a_state_dir_that_cannot_be_created_is_an_os_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    for key in list(os.environ):
-        if key.startswith("POLYFLAKE_"):
-            monkeypatch.delenv(key)
+    clean_env(monkeypatch)
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
     monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(not_a_dir))

@@ -305,50 +305,32 @@ fn worker_bits_give_each_process_of_a_host_its_own_value() {
 }
 
 #[test]
-fn a_mark_before_the_epoch_is_an_error_naming_it() {
+fn a_mark_before_the_epoch_or_past_the_end_is_an_error_naming_it() {
     let dir = temp_dir("pre-epoch");
-    let store: Arc<dyn MarkStore> = Arc::new(FileMark::new(dir.join("old.hwm")));
-    store.persist(5).unwrap();
-    let clock = ManualClock::new(Layout::twitter().epoch_ms() + 1000);
-    let identity = WorkerIdentity::resolve_with_mark(
-        vec![1, 1],
-        format!(
-            "test identity (high-water mark {})",
-            dir.join("old.hwm").display()
-        ),
-        store,
-        Arc::new(clock),
-    )
-    .unwrap();
-    let err = Generator::builder(Layout::twitter())
-        .identity(identity)
-        .build()
-        .unwrap_err();
-    assert_eq!(err.code(), "LEASE_LOST");
-    assert!(
-        err.to_string().contains("old.hwm")
-            && err.to_string().contains("before layout twitter's epoch"),
-        "{err}"
-    );
-    // A mark past the layout's last millisecond: named too, not a bare overflow.
-    let store: Arc<dyn MarkStore> = Arc::new(FileMark::new(dir.join("late.hwm")));
-    store.persist(i64::MAX - 1).unwrap();
-    let identity = WorkerIdentity::resolve_with_mark(
-        vec![1, 1],
-        "test identity (high-water mark late.hwm)",
-        store,
-        Arc::new(ManualClock::new(Layout::twitter().epoch_ms() + 1000)),
-    )
-    .unwrap();
-    let err = Generator::builder(Layout::twitter())
-        .identity(identity)
-        .build()
-        .unwrap_err();
-    assert_eq!(err.code(), "LEASE_LOST");
-    assert!(
-        err.to_string().contains("late.hwm") && err.to_string().contains("no time left"),
-        "{err}"
-    );
+    // Builds a twitter generator on a mark file holding `stored`.
+    let build = |file: &str, stored: i64| {
+        let path = dir.join(file);
+        let store: Arc<dyn MarkStore> = Arc::new(FileMark::new(&path));
+        store.persist(stored).unwrap();
+        let clock = ManualClock::new(Layout::twitter().epoch_ms() + 1000);
+        let source = format!("test identity (high-water mark {})", path.display());
+        let identity =
+            WorkerIdentity::resolve_with_mark(vec![1, 1], source, store, Arc::new(clock)).unwrap();
+        Generator::builder(Layout::twitter())
+            .identity(identity)
+            .build()
+            .unwrap_err()
+    };
+    for (file, stored, why) in [
+        ("old.hwm", 5, "before layout twitter's epoch"),
+        // Past the layout's last millisecond: named too, not a bare overflow.
+        ("late.hwm", i64::MAX - 1, "no time left"),
+    ] {
+        let err = build(file, stored);
+        assert_eq!(err.code(), "LEASE_LOST");
+        let text = err.to_string();
+        assert!(text.contains(file) && text.contains(why), "{text}");
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
