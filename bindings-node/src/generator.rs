@@ -222,7 +222,7 @@ impl JsGenerator {
         #[napi(ts_arg_type = "EtcdOptions")] options: Object<'_>,
     ) -> Result<Self> {
         with_layout(&env, &layout, |layout| {
-            let options = options_of(&env, layout, &options)?;
+            let options = read_options(&env, layout, Some(&options), Extra::Registry)?;
             resolved(&env, layout, options, |layout, clock, settings| {
                 let settings =
                     settings.unwrap_or_else(|| RegistrySettings::new(Vec::<String>::new()));
@@ -313,9 +313,4 @@ pub fn panic_for_tests() {
 #[napi(js_name = "_floor")]
 pub fn floor() -> u64 {
     1
-}
-
-/// `fromEtcd`'s options: the etcd settings besides the clock and policy.
-fn options_of(env: &Env, layout: &polyflake::Layout, object: &Object<'_>) -> Result<Options> {
-    read_options(env, layout, Some(object), Extra::Registry)
 }

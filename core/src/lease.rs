@@ -154,17 +154,14 @@ impl LocalLease {
         private_dir(&dir)?;
         // Whoever owns a directory can swap the files in it: both must be ours.
         owned(state_dir)?;
-        owned(&dir)?;
+        #[cfg_attr(not(unix), allow(unused_variables))]
+        let meta = owned(&dir)?;
         // The layout's directory holds only our files: nobody else may write
         // there, whatever mode it was created with.
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = fs::metadata(&dir)
-                .map_err(|e| Error::state_io(&dir, "cannot read the state directory", &e))?
-                .permissions()
-                .mode();
-            if mode & 0o077 != 0 {
+            if meta.permissions().mode() & 0o077 != 0 {
                 fs::set_permissions(&dir, fs::Permissions::from_mode(0o700)).map_err(|e| {
                     Error::state_io(&dir, "cannot make the state directory private", &e)
                 })?;
@@ -265,40 +262,25 @@ fn private_dir(dir: &Path) -> Result<()> {
 }
 
 /// Refuses a directory that another user owns: they could delete or replace
-/// the lock and mark files in it.
-#[cfg(unix)]
-fn owned(dir: &Path) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let meta = fs::symlink_metadata(dir)
-        .and_then(|m| {
-            if m.file_type().is_symlink() {
-                fs::metadata(dir)
-            } else {
-                Ok(m)
-            }
-        })
-        .map_err(|e| {
-            Error::LeaseLost(format!(
-                "cannot read the state directory {} ({e})",
-                dir.display()
-            ))
-        })?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    #[allow(unsafe_code)]
-    let me = unsafe { libc::geteuid() };
-    if meta.uid() != me {
-        return Err(Error::LeaseLost(format!(
-            "the state directory {} belongs to uid {}, not to this process's uid {me}; another user could remove or replace its lock and mark files. Set POLYFLAKE_STATE_DIR to a directory of your own",
-            dir.display(),
-            meta.uid()
-        )));
+/// the lock and mark files in it. Returns what it read of the directory.
+fn owned(dir: &Path) -> Result<fs::Metadata> {
+    let meta = fs::metadata(dir)
+        .map_err(|e| Error::state_io(dir, "cannot read the state directory", &e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        #[allow(unsafe_code)]
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return Err(Error::LeaseLost(format!(
+                "the state directory {} belongs to uid {}, not to this process's uid {me}; another user could remove or replace its lock and mark files. Set POLYFLAKE_STATE_DIR to a directory of your own",
+                dir.display(),
+                meta.uid()
+            )));
+        }
     }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn owned(_: &Path) -> Result<()> {
-    Ok(())
+    Ok(meta)
 }
 
 #[cfg(unix)]

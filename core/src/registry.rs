@@ -111,17 +111,22 @@ pub fn parse_endpoints(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// An endpoint's `scheme`, `userinfo` and what follows it (from the `@`),
+/// when it has userinfo (`http://user:secret@host`).
+fn userinfo(endpoint: &str) -> Option<(&str, &str, &str)> {
+    let (scheme, rest) = endpoint.split_once("://")?;
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let at = rest[..authority_end].rfind('@')?;
+    Some((scheme, &rest[..at], &rest[at..]))
+}
+
 /// An endpoint fit for a message: a password in it (`http://user:secret@host`)
 /// is replaced by `***`.
 pub fn redacted(endpoint: &str) -> String {
-    let Some((scheme, rest)) = endpoint.split_once("://") else {
-        return endpoint.to_owned();
-    };
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => {
-            let user = rest[..at].split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}:***{}", &rest[at..])
+    match userinfo(endpoint) {
+        Some((scheme, info, rest)) => {
+            let user = info.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***{rest}")
         }
         None => endpoint.to_owned(),
     }
@@ -132,12 +137,7 @@ pub fn redacted(endpoint: &str) -> String {
 pub fn scrubbed(text: &str, endpoints: &[String]) -> String {
     endpoints
         .iter()
-        .filter_map(|e| {
-            let rest = e.split_once("://")?.1;
-            let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
-            let userinfo = &authority[..authority.rfind('@')?];
-            userinfo.split_once(':').map(|(_, password)| password)
-        })
+        .filter_map(|e| userinfo(e)?.1.split_once(':').map(|(_, password)| password))
         .filter(|password| !password.is_empty())
         .fold(text.to_owned(), |text, password| {
             text.replace(password, "***")

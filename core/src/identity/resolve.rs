@@ -76,17 +76,15 @@ impl WorkerIdentity {
                 let dir = state_dir(env)?;
                 let number = join_node_number(layout, &identity.nodes);
                 let lease = LocalLease::acquire_exactly(layout, &dir, number, &identity.source)?;
-                let (lease, mark) = match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
-                    Some(path) => (lease.with_mark(FileMark::new(&path)), path),
-                    None => {
-                        let path = lease.mark_path().display().to_string();
-                        (lease, path)
-                    }
+                let lease = match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
+                    Some(path) => lease.with_mark(FileMark::new(path)),
+                    None => lease,
                 };
                 let source = format!(
-                    "{} (locked at {}, high-water mark {mark})",
+                    "{} (locked at {}, high-water mark {})",
                     identity.source,
-                    lease.lock_path().display()
+                    lease.lock_path().display(),
+                    lease.mark_path().display()
                 );
                 Self::resolve_with_mark(identity.nodes, source, Arc::new(lease), clock)
             }
@@ -106,24 +104,10 @@ impl WorkerIdentity {
                 Ok(identity)
             }
             // Leased values claim again if their lock file is deleted.
-            EnvChoice::LocalLease(dir) => {
-                Self::resolve_remote(layout, Arc::new(ReclaimingLease::new(dir, None)), clock)
-            }
+            EnvChoice::LocalLease(dir) => Self::resolve_local_lease(layout, &dir, clock),
             EnvChoice::Registry { name, settings } => {
                 Self::resolve_registry(layout, connectors, &name, &settings, clock)
             }
-        }
-    }
-
-    /// Node values given by the caller, with no mark.
-    pub fn given(nodes: Vec<u64>, source: impl Into<String>, clock: Arc<dyn Clock>) -> Self {
-        WorkerIdentity {
-            nodes,
-            source: source.into(),
-            clock,
-            mark: None,
-            previous_mark_ms: None,
-            remote: None,
         }
     }
 
@@ -146,21 +130,19 @@ impl WorkerIdentity {
         })
     }
 
-    /// Locks the lowest free node value of `layout` under `state_dir` and
-    /// reads its mark.
+    /// Leases the lowest free node value of `layout` under `state_dir` and
+    /// reads its mark; if its lock file is deleted, another value is claimed
+    /// ([`ReclaimingLease`]), as for an identity from the environment.
     pub fn resolve_local_lease(
         layout: &Layout,
         state_dir: &Path,
         clock: Arc<dyn Clock>,
     ) -> Result<WorkerIdentity> {
-        let lease = LocalLease::acquire(layout, state_dir)?;
-        let source = format!(
-            "local lease on node {} ({})",
-            lease.number(),
-            lease.lock_path().display()
-        );
-        let nodes = lease.nodes().to_vec();
-        Self::resolve_with_mark(nodes, source, Arc::new(lease), clock)
+        Self::resolve_remote(
+            layout,
+            Arc::new(ReclaimingLease::new(state_dir, None)),
+            clock,
+        )
     }
 
     /// Starts `lease` and holds the identity it claims; its deadlines are
