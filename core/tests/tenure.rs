@@ -129,6 +129,12 @@ fn a_new_identity_starts_past_its_previous_holders_mark() {
         valid_until_ms: start + 8_000,
     });
     assert_eq!(generation, 1);
+    // Refused at once (no wait on the caller's thread) until the clock
+    // passes that mark.
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(err.to_string().contains("taken up in 600 ms"), "{err}");
+    clock.set(start + 600);
     let id = g.next_id().unwrap();
     let parts = t.decode(id).unwrap();
     assert_eq!(parts.nodes(), &[0, 2]);

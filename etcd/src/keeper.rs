@@ -14,9 +14,8 @@ use polyflake::identity::{node_space, split_node_number};
 use polyflake::lease::layout_key;
 use polyflake::tenure::Generation;
 use polyflake::{Claim, Clock, Error, Layout, Result, Tenure};
-use tokio::runtime::Handle;
 use tokio::sync::watch;
-use tokio::time::{sleep, timeout};
+use tokio::time::{sleep, sleep_until, timeout, Instant};
 
 use crate::mark::EtcdMark;
 use polyflake::RegistrySettings as Settings;
@@ -35,6 +34,7 @@ struct Held {
     lease_id: i64,
     number: u64,
     generation: Generation,
+    mark: Arc<EtcdMark>,
 }
 
 type KeepAlive = (LeaseKeeper, LeaseKeepAliveStream);
@@ -62,11 +62,9 @@ impl Keeper {
     }
 
     pub(crate) fn run(self, claimed: mpsc::Sender<Result<Claim>>, stop: watch::Receiver<bool>) {
-        // One worker thread: the mark's requests from generator threads run
-        // there while this thread drives the keep-alive.
-        let runtime = match tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("polyflake-etcd-io")
+        // Everything etcd is asked runs on this thread: generator threads
+        // only read what it has confirmed.
+        let runtime = match tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
         {
@@ -78,16 +76,10 @@ impl Keeper {
                 return;
             }
         };
-        let handle = runtime.handle().clone();
-        runtime.block_on(self.serve(handle, claimed, stop));
+        runtime.block_on(self.serve(claimed, stop));
     }
 
-    async fn serve(
-        self,
-        runtime: Handle,
-        claimed: mpsc::Sender<Result<Claim>>,
-        mut stop: watch::Receiver<bool>,
-    ) {
+    async fn serve(self, claimed: mpsc::Sender<Result<Claim>>, mut stop: watch::Receiver<bool>) {
         let s = &self.settings;
         let options = ConnectOptions::new()
             .with_connect_timeout(s.request_timeout)
@@ -98,7 +90,7 @@ impl Keeper {
         )
         .await
         {
-            Ok(Ok(mut client)) => self.claim(&mut client, &runtime).await.map(|c| (client, c)),
+            Ok(Ok(mut client)) => self.claim(&mut client).await.map(|c| (client, c)),
             Ok(Err(e)) => Err(self.unreachable(e)),
             Err(_) => {
                 Err(self.unreachable(format!("no answer within {:?}", s.request_timeout * 2)))
@@ -117,11 +109,18 @@ impl Keeper {
         }
         let margin_ms = s.safety_margin.as_millis() as i64;
         let mut stream: Option<KeepAlive> = None;
+        let mut renewal = Instant::now() + s.keep_alive;
         loop {
+            let wanted = Arc::clone(&held.mark.wanted);
             tokio::select! {
                 _ = stop.changed() => break,
-                () = sleep(s.keep_alive) => {}
+                () = sleep_until(renewal) => {}
+                () = wanted.notified() => {
+                    self.extend_mark(&mut client, &held).await;
+                    continue;
+                }
             }
+            renewal = Instant::now() + s.keep_alive;
             let sent_ms = self.clock.now_ms();
             match timeout(
                 s.request_timeout,
@@ -132,6 +131,9 @@ impl Keeper {
                 Ok(Ok(ttl)) if ttl > 0 => {
                     self.tenure
                         .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
+                    // Keep the mark a lease's length ahead, so that the
+                    // generator never waits on etcd for it.
+                    self.extend_mark(&mut client, &held).await;
                     continue;
                 }
                 Ok(Ok(_)) => {
@@ -161,7 +163,7 @@ impl Keeper {
             // Lost: claim anew until etcd grants one or we are stopped.
             stream = None;
             loop {
-                match timeout(s.request_timeout * 4, self.claim(&mut client, &runtime)).await {
+                match timeout(s.request_timeout * 4, self.claim(&mut client)).await {
                     Ok(Ok((next, claim))) => {
                         let generation = self.tenure.offer(claim);
                         held = Held { generation, ..next };
@@ -177,9 +179,34 @@ impl Keeper {
                     () = sleep(s.keep_alive) => {}
                 }
             }
+            renewal = Instant::now() + s.keep_alive;
         }
-        // Clean shutdown: revoking the lease deletes the worker key at once.
+        // Clean shutdown (the generator is gone): bring the mark back to what
+        // was used, then revoke the lease, which deletes the worker key at once.
+        let _ = timeout(s.request_timeout, held.mark.settle(&mut client)).await;
         let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
+    }
+
+    fn lead_ms(&self) -> i64 {
+        self.settings.ttl.as_millis() as i64
+    }
+
+    async fn extend_mark(&self, client: &mut Client, held: &Held) {
+        let extended = timeout(
+            self.settings.request_timeout,
+            held.mark
+                .extend(client, self.clock.now_ms(), self.lead_ms()),
+        )
+        .await;
+        match extended {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => self.tenure.trouble(e.to_string()),
+            Err(_) => self.tenure.trouble(format!(
+                "etcd did not confirm the high-water mark {} within {:?}",
+                held.mark.key(),
+                self.settings.request_timeout
+            )),
+        }
     }
 
     fn unreachable(&self, why: impl std::fmt::Display) -> Error {
@@ -196,7 +223,7 @@ impl Keeper {
     }
 
     /// Grants a lease and claims the lowest free node value with it.
-    async fn claim(&self, client: &mut Client, runtime: &Handle) -> Result<(Held, Claim)> {
+    async fn claim(&self, client: &mut Client) -> Result<(Held, Claim)> {
         let s = &self.settings;
         let etcd = |e: etcd_client::Error| self.unreachable(e);
         let sent_ms = self.clock.now_ms();
@@ -238,24 +265,24 @@ impl Keeper {
                     window = window.saturating_mul(2);
                     continue;
                 }
-                let mark = EtcdMark::new(
-                    client.clone(),
-                    runtime.clone(),
-                    key.clone(),
-                    format!("{}{number}", self.marks),
-                    lease_id,
-                    s.request_timeout,
-                );
+                let mark = match self.first_mark(client, key.clone(), number, lease_id).await {
+                    Ok(mark) => Arc::new(mark),
+                    Err(e) => {
+                        let _ = client.lease_revoke(lease_id).await;
+                        return Err(e);
+                    }
+                };
+                let claim = Claim {
+                    nodes: split_node_number(&self.layout, number, "node number")?,
+                    mark: Arc::clone(&mark) as Arc<dyn polyflake::MarkStore>,
+                    source: format!("etcd lease on node {number} ({key}, lease {lease_id:x})"),
+                    valid_until_ms,
+                };
                 let held = Held {
                     lease_id,
                     number,
                     generation: 0,
-                };
-                let claim = Claim {
-                    nodes: split_node_number(&self.layout, number, "node number")?,
-                    mark: Arc::new(mark),
-                    source: format!("etcd lease on node {number} ({key}, lease {lease_id:x})"),
-                    valid_until_ms,
+                    mark,
                 };
                 return Ok((held, claim));
             }
@@ -271,6 +298,22 @@ impl Keeper {
 }
 
 impl Keeper {
+    /// Reads the mark of a value just claimed and moves it a lease's length
+    /// ahead, before the generator may use the value.
+    async fn first_mark(
+        &self,
+        client: &mut Client,
+        worker_key: String,
+        number: u64,
+        lease_id: i64,
+    ) -> Result<EtcdMark> {
+        let mark_key = format!("{}{number}", self.marks);
+        let mark = EtcdMark::read(client, worker_key, mark_key, lease_id).await?;
+        mark.extend(client, self.clock.now_ms(), self.lead_ms())
+            .await?;
+        Ok(mark)
+    }
+
     /// The values of `range` no worker key holds, lowest first.
     async fn free(&self, client: &mut Client, range: &Range<u64>) -> Result<Vec<u64>> {
         let taken = client

@@ -321,18 +321,35 @@ fn a_generator_refuses_before_its_lease_can_expire_and_recovers() {
     };
     let refused_after = paused.elapsed();
     assert_eq!(err.code(), "LEASE_LOST", "{err}");
+    // Once refusing, a call answers from memory: no round trip to the
+    // frozen etcd (the request timeout here is 900 ms).
+    let mut answers: Vec<Duration> = (0..50)
+        .map(|_| {
+            let asked = Instant::now();
+            assert_eq!(generator.next_id().unwrap_err().code(), "LEASE_LOST");
+            asked.elapsed()
+        })
+        .collect();
+    answers.sort();
+    eprintln!(
+        "etcd frozen: first refusal after {refused_after:?}; refusals answered in {:?} (median), {:?} (max)",
+        answers[25], answers[49]
+    );
+    assert!(answers[25] < Duration::from_millis(10), "{answers:?}");
+    assert!(answers[49] < Duration::from_millis(200), "{answers:?}");
     // The last renewal was sent before the pause, so the deadline is at most
     // TTL - margin after it; etcd cannot expire the lease before TTL.
     assert!(
         refused_after <= TTL - MARGIN + Duration::from_millis(300),
         "refused only after {refused_after:?}"
     );
-    // Refused by the deadline, or sooner by a mark etcd could not take.
-    let why = err.to_string();
+    // Refused by the deadline: the mark was written a lease's length ahead,
+    // so it does not run out first.
     assert!(
-        why.contains("last renewed") || why.contains("high-water mark"),
-        "{err}"
+        refused_after + Duration::from_millis(300) >= TTL - MARGIN - Duration::from_secs(1),
+        "refused after {refused_after:?}, before the deadline could pass"
     );
+    assert!(err.to_string().contains("last renewed"), "{err}");
 
     // Still refused while etcd stays away past the TTL.
     std::thread::sleep(TTL + Duration::from_secs(1) - refused_after.min(TTL));
@@ -355,6 +372,7 @@ fn a_generator_refuses_before_its_lease_can_expire_and_recovers() {
         );
         std::thread::sleep(Duration::from_millis(50));
     };
+    eprintln!("etcd back: first ID after {:?}", resumed.elapsed());
     issued.push(recovered);
     issued.extend(generator.next_ids(1000).unwrap());
     assert!(generator.identity_source().contains("etcd lease on node"));
@@ -363,6 +381,74 @@ fn a_generator_refuses_before_its_lease_can_expire_and_recovers() {
         "IDs stay time-ordered across the loss"
     );
     assert_unique(&[&issued]);
+}
+
+#[test]
+fn a_leader_failover_with_quorum_kept_refuses_nothing() {
+    let mut members = Etcd::cluster(3);
+    let endpoints: Vec<String> = members.iter().map(|m| m.endpoint.clone()).collect();
+    // The production defaults: TTL 10 s, keep-alive 3 s, margin 2 s.
+    let lease = EtcdLease::new(&endpoints).prefix(prefix("failover"));
+    let generator = Arc::new(leased(Arc::new(lease)).unwrap());
+    let source = generator.identity_source();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let issuer = {
+        let (generator, stop) = (Arc::clone(&generator), Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let (mut ids, mut refusals, mut gap) = (Vec::new(), Vec::new(), Duration::ZERO);
+            let mut last = Instant::now();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match generator.next_id() {
+                    Ok(id) => {
+                        gap = gap.max(last.elapsed());
+                        last = Instant::now();
+                        ids.push(id);
+                    }
+                    Err(e) => refusals.push(e.to_string()),
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            (ids, refusals, gap)
+        })
+    };
+    std::thread::sleep(Duration::from_secs(4));
+    let leader = members
+        .iter()
+        .position(Etcd::is_leader)
+        .expect("one member says it leads");
+    members[leader].kill();
+    let killed = Instant::now();
+    // Past a keep-alive and a mark extension through the new leader.
+    while !members
+        .iter()
+        .enumerate()
+        .any(|(i, m)| i != leader && m.is_leader())
+    {
+        assert!(killed.elapsed() < Duration::from_secs(20), "no new leader");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let elected = killed.elapsed();
+    std::thread::sleep(Duration::from_secs(12));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (ids, refusals, gap) = issuer.join().unwrap();
+    eprintln!(
+        "leader killed: new leader after {elected:?}; {} IDs, {} refusals, largest gap {gap:?}",
+        ids.len(),
+        refusals.len()
+    );
+    assert!(
+        refusals.is_empty(),
+        "{:?}",
+        &refusals[..refusals.len().min(3)]
+    );
+    assert!(gap < Duration::from_millis(100), "largest gap {gap:?}");
+    assert_eq!(
+        generator.identity_source(),
+        source,
+        "the same identity throughout"
+    );
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "strictly increasing");
+    assert!(ids.len() > 5_000, "{} IDs", ids.len());
 }
 
 #[test]

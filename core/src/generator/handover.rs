@@ -20,19 +20,28 @@ pub(super) struct Held {
 
 impl Generator {
     /// The lease's deadline has passed: take up the identity its registry
-    /// offers, if any, else refuse with `LEASE_LOST`. Returns a moment to
-    /// wait for when the new identity's previous holder used time up to it.
+    /// offers, if any, else refuse with `LEASE_LOST`. Never waits: an offered
+    /// value whose previous holder's mark is still ahead of the clock is
+    /// refused until the clock passes it.
     #[cold]
-    pub(super) fn take_up_claim(&self, held: &Held, now_ms: i64) -> Result<Option<i64>> {
+    pub(super) fn take_up_claim(&self, held: &Held, now_ms: i64) -> Result<()> {
         let _one_switch = lock(&held.switching);
         if now_ms < held.tenure.valid_until_ms() {
-            return Ok(None);
+            return Ok(());
         }
         let (generation, claim) = held.tenure.take_offer(now_ms).map_err(Error::LeaseLost)?;
-        match self.switch_to(&claim, now_ms) {
-            Ok(wait) => {
+        let taken = claim.mark.load().and_then(|previous_ms| match previous_ms {
+            Some(ms) if ms > now_ms => Err(Error::LeaseLost(format!(
+                "{} is taken up in {} ms, when the clock passes its previous holder's high-water mark",
+                claim.source,
+                ms - now_ms
+            ))),
+            _ => self.switch_to(&claim, previous_ms, now_ms),
+        });
+        match taken {
+            Ok(()) => {
                 held.tenure.apply(generation);
-                Ok(wait)
+                Ok(())
             }
             Err(e) => {
                 held.tenure.restore(generation, claim);
@@ -41,9 +50,10 @@ impl Generator {
         }
     }
 
-    /// Moves the generator onto `claim`'s identity. No ID is issued
-    /// meanwhile: the lease's deadline is in the past until `apply`.
-    fn switch_to(&self, claim: &Claim, now_ms: i64) -> Result<Option<i64>> {
+    /// Moves the generator onto `claim`'s identity, whose previous holder
+    /// issued nothing after `previous_ms` (not ahead of the clock). No ID is
+    /// issued meanwhile: the lease's deadline is in the past until `apply`.
+    fn switch_to(&self, claim: &Claim, previous_ms: Option<i64>, now_ms: i64) -> Result<()> {
         let layout = &self.layout;
         let node_bits = layout.node_bits(&claim.nodes)?;
         let Some(mark) = &self.mark else {
@@ -51,7 +61,6 @@ impl Generator {
                 "a remote lease needs a high-water mark".into(),
             ));
         };
-        let previous_ms = claim.mark.load()?;
         let mut store = lock(&mark.store);
         // A thread that passed the lease check before it lapsed may still
         // issue one ID at a tick up to its clock reading; the new mark covers
@@ -77,13 +86,9 @@ impl Generator {
             note.nodes[..claim.nodes.len()].copy_from_slice(&claim.nodes);
             note.source.clone_from(&claim.source);
         }
-        let Some(previous_ms) = previous_ms.filter(|&ms| ms >= layout.epoch_ms()) else {
-            return Ok(None);
-        };
-        self.raise_state(floor_state(layout, previous_ms)?);
-        // The previous holder ran at most a mark's lead ahead: wait that out
-        // rather than meet the backwards policy.
-        let resume_ms = self.after_tick(layout.ticks_at(previous_ms)?)?;
-        Ok((resume_ms > now_ms && resume_ms - now_ms <= mark.lead_ms + 1).then_some(resume_ms))
+        if let Some(previous_ms) = previous_ms.filter(|&ms| ms >= layout.epoch_ms()) {
+            self.raise_state(floor_state(layout, previous_ms)?);
+        }
+        Ok(())
     }
 }

@@ -326,9 +326,7 @@ impl Generator {
             let now_ms = self.clock.now_ms();
             if let Some(held) = &self.held {
                 if now_ms >= held.tenure.valid_until_ms() {
-                    if let Some(wait_ms) = self.take_up_claim(held, now_ms)? {
-                        return Ok(Step::WaitUntil(wait_ms));
-                    }
+                    self.take_up_claim(held, now_ms)?;
                     current = self.state.0.load(Ordering::Acquire);
                     continue;
                 }
