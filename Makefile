@@ -17,12 +17,13 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature and its tests need (protoc, the protobuf types, etcd), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-fuzz ## Every test suite, with the lints
+test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-fuzz ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd
 	$(CARGO) test --all-features
 	$(CARGO) test -p polyflake-cli --test without_etcd
+	bash scripts/test-readme-cli.sh
 
 test-etcd: deps ## etcd leases against a real etcd
 	bash scripts/test-etcd.sh
@@ -36,6 +37,9 @@ test-node: ## Node: build the addon, check generated typings, tsc, node --test
 test-kotlin: ## Kotlin/JVM: cdylib, uniffi bindings, mvn verify against the jar
 	bash scripts/test-kotlin.sh
 
+test-private-ip: ## POLYFLAKE_NODE_ID=private-ip in a network namespace (CLI, Python, Node; needs root and the artifacts of the targets before it)
+	bash scripts/test-private-ip.sh
+
 vectors: ## Regenerate tests/vectors/*.json from the independent model
 	$(PYTHON) tests/vectors/make_vectors.py
 
@@ -47,6 +51,7 @@ fmt: ## Format the Rust code
 
 lint: deps ## rustfmt, clippy (warnings as errors), and the lean default build's promises
 	bash scripts/check-lean.sh
+	$(PYTHON) scripts/readme_examples.py check
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 

@@ -95,6 +95,7 @@ export declare class Layout {
   get timeBits(): number
   get sequenceBits(): number
   get sequenceAboveNodes(): boolean
+  get maxSequence(): number
   get unusedBits(): number
   get maxTimestampMs(): number
   /** Node fields, most significant first, with their contract (snake_case) names. */
@@ -156,6 +157,12 @@ export declare function explain(id: bigint | string | number, layout: Layout | P
 
 /** Text for text encodings; a `Buffer` of 8 bytes for `'bytes'`. */
 export declare function formatId(id: bigint | string | number, encoding?: EncodingName): string | Buffer
+
+/**
+ * Whether `jsonReviver()` treats a JSON key as naming an ID (or an array of
+ * IDs): `id`, `ids`, or a key ending in `_id`, `_ids`, `Id`, `Ids`, `ID`, `IDs`.
+ */
+export declare function isIdKey(key: string): boolean
 
 /** The last ID of the tick holding `timestampMs`. */
 export declare function maxId(layout: Layout | PresetName, timestampMs: number | bigint | string | Date): bigint

@@ -848,6 +848,7 @@ module.exports.compose = nativeBinding.compose
 module.exports.ENCODINGS = nativeBinding.ENCODINGS
 module.exports.explain = nativeBinding.explain
 module.exports.formatId = nativeBinding.formatId
+module.exports.isIdKey = nativeBinding.isIdKey
 module.exports.maxId = nativeBinding.maxId
 module.exports.minId = nativeBinding.minId
 module.exports.parseId = nativeBinding.parseId

@@ -16,7 +16,7 @@ export type {
   PresetName,
   Segment,
 } from './index'
-export { ENCODINGS, Generator, ManualClock, compose, explain, formatId, maxId, minId, parseId } from './index'
+export { ENCODINGS, Generator, ManualClock, compose, explain, formatId, isIdKey, maxId, minId, parseId } from './index'
 
 /** Each preset's node fields, camelCase. */
 export interface PresetFields {
@@ -32,7 +32,7 @@ export type Parts<F extends string = never> = {
   id: bigint
   timestampMs: number
   sequence: number
-  date: Date
+  time: Date
 } & { [K in F]: number }
 
 /** A decoded ID of a custom layout, whose field names only the layout knows. */
@@ -45,7 +45,11 @@ export declare function decode(id: native.IdInput, layout: native.Layout | nativ
 /** `JSON.stringify(value, jsonReplacer)`: every bigint as a decimal string. */
 export declare function jsonReplacer(key: string, value: unknown): unknown
 
-/** `JSON.parse(text, jsonReviver(['id']))`: those keys back to bigint; a bare number is refused. */
+/**
+ * `JSON.parse(text, jsonReviver())`: the strings under ID keys (`isIdKey`: `id`, `ids`, or a key
+ * ending in `_id`, `_ids`, `Id`, `Ids`, `ID`, `IDs`; or exactly the names given), alone or in
+ * arrays, back to bigint. A bare number is refused.
+ */
 export declare function jsonReviver(keys?: readonly string[]): (key: string, value: unknown) => unknown
 
 /** The layout class, with the presets as static properties. */

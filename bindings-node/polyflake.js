@@ -58,14 +58,14 @@ function decoderFor(layout) {
   return decoder
 }
 
-/** Takes an ID apart: `{ id, timestampMs, ...node fields, sequence, date }`. */
+/** Takes an ID apart: `{ id, timestampMs, ...node fields, sequence, time }`. */
 function decode(id, layout) {
   const { decode: write, out, names } = decoderFor(layout)
   write(id)
   const parts = { id: typeof id === 'bigint' ? id : BigInt(id), timestampMs: out[0] }
   for (let i = 0; i < names.length; i++) parts[names[i]] = out[2 + i]
   parts.sequence = out[1]
-  parts.date = new Date(out[0])
+  parts.time = new Date(out[0])
   return parts
 }
 
@@ -74,17 +74,26 @@ function jsonReplacer(_key, value) {
   return typeof value === 'bigint' ? value.toString() : value
 }
 
-/** `JSON.parse(text, jsonReviver(['id']))`: those keys back to bigint; a bare number is refused. */
-function jsonReviver(keys = ['id']) {
-  const wanted = new Set(keys)
+function readId(key, value) {
+  if (value === null) return value
+  if (typeof value !== 'string') {
+    const err = new TypeError(`${key} must be a decimal string in JSON, not ${typeof value}`)
+    err.code = 'ERR_INVALID_ARG_TYPE'
+    throw err
+  }
+  return native.parseId(value, 'decimal')
+}
+
+/**
+ * `JSON.parse(text, jsonReviver())`: the strings under ID keys (`isIdKey`, or
+ * exactly the names given), alone or in arrays, back to bigint; a bare number
+ * is refused.
+ */
+function jsonReviver(keys) {
+  const isKey = keys === undefined ? native.isIdKey : ((wanted) => (key) => wanted.has(key))(new Set(keys))
   return (key, value) => {
-    if (!wanted.has(key) || value === null) return value
-    if (typeof value !== 'string') {
-      const err = new TypeError(`${key} must be a decimal string in JSON, not ${typeof value}`)
-      err.code = 'ERR_INVALID_ARG_TYPE'
-      throw err
-    }
-    return native.parseId(value, 'decimal')
+    if (!isKey(key)) return value
+    return Array.isArray(value) ? value.map((v) => readId(key, v)) : readId(key, value)
   }
 }
 

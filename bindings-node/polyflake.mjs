@@ -12,6 +12,7 @@ export const {
   decode,
   explain,
   formatId,
+  isIdKey,
   jsonReplacer,
   jsonReviver,
   maxId,

@@ -25,3 +25,9 @@ cp "$work/node-test/polyflake.linux-x64-gnu.node" .
 npx tsc --noEmit -p tsconfig.json
 node --test __test__/
 POLYFLAKE_LEAN_ADDON="$work/node-lean/polyflake.linux-x64-gnu.node" node --test lean-test/
+# The README's JavaScript as written, against this package.
+readme="$work/readme-node"
+rm -rf "$readme" && mkdir -p "$readme/node_modules"
+ln -s "$root/bindings-node" "$readme/node_modules/polyflake"
+python3 "$root/scripts/readme_examples.py" extract js "$readme"
+for example in "$readme"/*.cjs; do node "$example" >/dev/null; done

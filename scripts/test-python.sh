@@ -29,3 +29,8 @@ cd "$root/bindings-python"
 (cd tests && "$venv/bin/python" -m mypy.stubtest polyflake --allowlist ../stubtest-allowlist.txt)
 (cd tests && "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 (cd tests-lean && PYTHONPATH="$work/py-lean" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
+# The README's Python as written, against the installed wheel.
+readme="$work/readme-py"
+rm -rf "$readme"
+"$venv/bin/python" "$root/scripts/readme_examples.py" extract python "$readme"
+for example in "$readme"/*.py; do (cd "$readme" && "$venv/bin/python" "$example" >/dev/null); done

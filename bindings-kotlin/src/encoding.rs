@@ -10,7 +10,7 @@ pub fn format_id(id: u64, encoding: String) -> Result<String> {
     let encoding = Encoding::from_name(&encoding)?;
     if encoding.is_binary() {
         return Err(polyflake::Error::InvalidArgument(
-            "use formatBytes for the bytes encoding".into(),
+            "use Polyflake.formatBytes for the bytes encoding (formatId returns text)".into(),
         )
         .into());
     }

@@ -64,6 +64,9 @@ impl FfiLayout {
     pub fn sequence_above_nodes(&self) -> bool {
         self.inner.sequence_above_nodes()
     }
+    pub fn max_sequence(&self) -> u64 {
+        self.inner.max_sequence()
+    }
     pub fn unused_bits(&self) -> u8 {
         self.inner.unused_bits()
     }

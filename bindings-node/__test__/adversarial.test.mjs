@@ -80,7 +80,7 @@ const calls = [
     assert.equal(parts.id, BigInt(id))
     const fields = { ...parts }
     delete fields.id
-    delete fields.date
+    delete fields.time
     assert.equal(pf.compose(layout, fields), BigInt(id))
   },
   function compose(r) {

@@ -59,7 +59,7 @@ test('bad 64-bit inputs name the argument', () => {
   )
   assert.throws(
     () => pf.compose('twitter', { timestampMs: 1700000000000, sequence: 0, datacenterId: 1, machineId: 32 }),
-    { name: 'RangeError', code: 'FIELD_OUT_OF_RANGE', message: /machine_id = 32 is out of range 0..=31/ },
+    { name: 'RangeError', code: 'FIELD_OUT_OF_RANGE', message: /machineId = 32 is out of range 0..=31/ },
   )
   assert.throws(() => pf.compose('twitter', { timestampMs: 1700000000000, sequence: 0, datacenterId: 1 }), {
     name: 'TypeError',
@@ -105,6 +105,23 @@ test('JSON writes IDs as strings and refuses bare numbers', () => {
   assert.deepEqual(JSON.parse(text, pf.jsonReviver(['id'])), { id: ID, parent: { id: 2n ** 63n + 1n }, n: 3 })
   assert.throws(() => JSON.parse('{"id": 12}', pf.jsonReviver()), { name: 'TypeError' })
   assert.throws(() => JSON.parse('{"id": "012"}', pf.jsonReviver()), { code: 'INVALID_ENCODING' })
+})
+
+test('JSON reads IDs under the one documented key rule', () => {
+  // Written out by hand from the rule in the docs, not from isIdKey.
+  const text = '{"ids":["1","2"],"user_id":"3","orderIds":["4"],"parentID":"5","paid":"6","uuid":"7","items":[{"sku_id":"8","qty":9}]}'
+  assert.deepEqual(JSON.parse(text, pf.jsonReviver()), {
+    ids: [1n, 2n], user_id: 3n, orderIds: [4n], parentID: 5n, paid: '6', uuid: '7', items: [{ sku_id: 8n, qty: 9 }],
+  })
+  assert.deepEqual(JSON.parse('{"id":"1","user_id":"x"}', pf.jsonReviver(['id'])), { id: 1n, user_id: 'x' })
+  assert.throws(() => JSON.parse('{"ids":["1",2]}', pf.jsonReviver()), { name: 'TypeError', message: /ids must be a decimal string/ })
+  assert.deepEqual(['id', 'ids', 'userId', 'paid', 'Id'].map(pf.isIdKey), [true, true, true, false, false])
+})
+
+test('errors name fields as a JS caller spells them', () => {
+  assert.throws(() => pf.compose('twitter', { timestampMs: 1288834974657, sequence: 0, datacenterId: 1, machineId: 40 }),
+    (e) => e.code === 'FIELD_OUT_OF_RANGE' && e.field === 'machineId' && /machineId/.test(e.message) && !/machine_id/.test(e.message))
+  assert.equal(pf.Layout.TWITTER.maxSequence, 4095)
 })
 
 test('CommonJS and ESM see one module', () => {

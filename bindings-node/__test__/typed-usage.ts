@@ -7,7 +7,11 @@ import {
   decode,
   explain,
   formatId,
+  isIdKey,
   jsonReplacer,
+  jsonReviver,
+  maxId,
+  minId,
   parseId,
   type CustomParts,
   type EtcdOptions,
@@ -26,9 +30,9 @@ const parts: Parts<'datacenterId' | 'machineId'> = decode(id, 'twitter')
 const machine: number = parts.machineId // typed, no cast
 const node: number = decode(id, 'snowflake').nodeId
 const region: CustomParts[string] = decode(id, custom).region
-const when: Date = parts.date
+const when: Date = parts.time
 const ms: number = parts.timestampMs
-const again: bigint = compose('twitter', { timestampMs: parts.date, sequence: 0, datacenterId: 1, machineId: 2 })
+const again: bigint = compose('twitter', { timestampMs: parts.time, sequence: 0, datacenterId: 1, machineId: 2 })
 const bits: string = explain(id, custom)[0].bits
 const b58 = formatId(id, 'base58')
 const back: bigint = parseId('4jgmnx8Js8A', 'base58')
@@ -38,4 +42,11 @@ const json: string = JSON.stringify({ id }, jsonReplacer)
 const etcd: EtcdOptions = { endpoints: ['http://127.0.0.1:2379'], ttlMs: 10_000, nodeRange: [0, 512] }
 const leased = (): Generator => Generator.fromEtcd('twitter', etcd)
 const presets: readonly string[] = Layout.PRESETS
+const revived = JSON.parse(json, jsonReviver()) as { id: bigint }
+const idKey: boolean = isIdKey('user_id')
+const range: [bigint, bigint] = [minId('twitter', Date.now()), maxId(Layout.TWITTER, new Date())]
+const shape: [number, number, string[], string] = [Layout.TWITTER.maxSequence, custom.timeBits, custom.fieldNames, custom.name]
+const source: string = gen.identitySource
+const fields: Record<string, number> = gen.nodeFields
 void [_bindDecode, text, batch, when, ms, again, bits, b58, back, test, fromEnv, json, machine, node, region, leased, presets]
+void [revived, idKey, range, shape, source, fields]

@@ -48,6 +48,13 @@ pub fn format_id(
     })
 }
 
+/// Whether `jsonReviver()` treats a JSON key as naming an ID (or an array of
+/// IDs): `id`, `ids`, or a key ending in `_id`, `_ids`, `Id`, `Ids`, `ID`, `IDs`.
+#[napi(catch_unwind)]
+pub fn is_id_key(key: String) -> bool {
+    polyflake::is_id_key(&key)
+}
+
 /// Parses text (or 8 bytes for `'bytes'`) into an ID.
 #[napi(catch_unwind)]
 pub fn parse_id(

@@ -73,6 +73,21 @@ pub(crate) fn throw(env: &Env, err: polyflake::Error) -> Error {
     }
 }
 
+/// The core's message, naming a field as a JS caller spells it.
+fn message(err: &polyflake::Error) -> String {
+    match err {
+        polyflake::Error::FieldOutOfRange { field, value, max } => {
+            polyflake::Error::FieldOutOfRange {
+                field: polyflake::layout::camel_case(field),
+                value: *value,
+                max: *max,
+            }
+            .to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
 fn build(env: &Env, err: &polyflake::Error) -> napi::Result<sys::napi_value> {
     let raw = env.raw();
     let string = |text: &str| -> napi::Result<sys::napi_value> {
@@ -82,7 +97,7 @@ fn build(env: &Env, err: &polyflake::Error) -> napi::Result<sys::napi_value> {
         })?;
         Ok(value)
     };
-    let (code, message) = (string(err.code())?, string(&err.to_string())?);
+    let (code, message) = (string(err.code())?, string(&message(err))?);
     let mut error = std::ptr::null_mut();
     check(unsafe {
         if !err.is_input_error() {

@@ -183,6 +183,10 @@ impl JsLayout {
         self.inner.sequence_above_nodes()
     }
     #[napi(getter)]
+    pub fn max_sequence(&self) -> u32 {
+        self.inner.max_sequence() as u32
+    }
+    #[napi(getter)]
     pub fn unused_bits(&self) -> u32 {
         u32::from(self.inner.unused_bits())
     }

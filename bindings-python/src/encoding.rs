@@ -67,7 +67,14 @@ fn parse_id(text: &Bound<'_, PyAny>, encoding: Option<&Bound<'_, PyString>>) -> 
     }
 }
 
+/// Whether `dumps`/`loads` treat a JSON key as naming an ID (or a list of IDs).
+#[pyfunction]
+fn is_id_key(key: &str) -> bool {
+    polyflake::is_id_key(key)
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(is_id_key, m)?)?;
     m.add_function(wrap_pyfunction!(format_id, m)?)?;
     m.add_function(wrap_pyfunction!(parse_id, m)?)?;
     m.add(

@@ -205,6 +205,15 @@ impl PyLayout {
     fn max_timestamp_ms(&self) -> i64 {
         self.inner.max_timestamp_ms()
     }
+    /// The node fields' names, most significant first.
+    #[getter]
+    fn field_names(&self) -> Vec<String> {
+        self.inner
+            .node_fields()
+            .iter()
+            .map(|f| f.name().to_owned())
+            .collect()
+    }
     /// `(name, bits)` for every node field, most significant first.
     #[getter]
     fn nodes(&self) -> Vec<(String, u8)> {

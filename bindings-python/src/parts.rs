@@ -157,7 +157,7 @@ impl PyParts {
     }
     /// The tick's start as an aware `datetime` in UTC.
     #[getter]
-    fn datetime<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    fn time<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let (epoch, timedelta) = UTC_EPOCH.get_or_try_init(py, || -> PyResult<_> {
             let datetime = py.import("datetime")?;
             let utc = datetime.getattr("timezone")?.getattr("utc")?;

@@ -120,7 +120,42 @@ def test_json_writes_ids_as_strings_and_refuses_bare_numbers() -> None:
         json.dumps(polyflake.decode(ID, "twitter"), default=polyflake.json_default)
     )
     assert parts_json["id"] == str(ID) and parts_json["machine_id"] == 17
-    assert polyflake.dumps({"user_id": 5}, id_keys=("user_id",)) == '{"user_id": "5"}'
+    assert polyflake.dumps({"user_id": 5, "id": 6}, id_keys=("user_id",)) == (
+        '{"user_id": "5", "id": 6}'
+    )
+
+
+def test_json_follows_one_rule_for_id_keys() -> None:
+    # Written out by hand from the documented rule, not from is_id_key.
+    row = {
+        "ids": [1, 2],
+        "user_id": 3,
+        "orderIds": [4],
+        "parentID": 5,
+        "paid": 6,
+        "uuid": 7,
+        "items": [{"sku_id": 8, "qty": 9}],
+        "flag_id": True,
+    }
+    assert json.loads(polyflake.dumps(row)) == {
+        "ids": ["1", "2"],
+        "user_id": "3",
+        "orderIds": ["4"],
+        "parentID": "5",
+        "paid": 6,
+        "uuid": 7,
+        "items": [{"sku_id": "8", "qty": 9}],
+        "flag_id": True,
+    }
+    del row["flag_id"]
+    assert polyflake.loads(polyflake.dumps(row)) == row
+    with pytest.raises(ValueError, match="'ids' must be a decimal string"):
+        polyflake.loads('{"ids": ["1", 2]}')
+    assert [polyflake.is_id_key(k) for k in ("id", "ids", "user_id", "paid", "Id")] == [
+        True, True, True, False, False,
+    ]  # fmt: skip
+    with pytest.raises(TypeError, match="collection"):
+        polyflake.dumps({}, id_keys="id")
 
 
 def test_version_and_all() -> None:

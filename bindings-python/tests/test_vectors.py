@@ -80,8 +80,8 @@ def test_compose_decode_explain(case: dict[str, Any]) -> None:
         expected = dt.datetime.strptime(case["time"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
             tzinfo=dt.timezone.utc
         )
-        assert parts.datetime == expected
-        assert parts.datetime.tzinfo is not None
+        assert parts.time == expected
+        assert parts.time.tzinfo is not None
     segments = polyflake.explain(id_, layout)
     assert [
         {

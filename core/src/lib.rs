@@ -39,7 +39,7 @@ pub mod serde_id;
 pub mod tenure;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
-pub use encoding::{Encoded, Encoding};
+pub use encoding::{is_id_key, Encoded, Encoding};
 pub use error::{Error, Result};
 pub use generator::{BackwardsPolicy, Generator, GeneratorBuilder, IdBlock, TryNext};
 pub use identity::{EnvChoice, Environment, Identity, ProcessEnvironment, WorkerIdentity};
@@ -50,3 +50,8 @@ pub use parts::{Parts, Segment, SegmentKind};
 pub use reclaim::ReclaimingLease;
 pub use registry::{LeaseConnector, RegistrySettings};
 pub use tenure::{Claim, RemoteLease, Tenure};
+
+/// The README's Rust examples, run as doctests so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;

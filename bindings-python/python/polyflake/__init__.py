@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 
 from . import errors
-from ._json import dumps, json_default, loads
+from ._json import dumps, is_id_key, json_default, loads
 from ._polyflake import (
     ENCODINGS,
     Generator,
@@ -69,6 +69,7 @@ __all__ = [
     "errors",
     "explain",
     "format_id",
+    "is_id_key",
     "json_default",
     "loads",
     "max_id",

@@ -19,6 +19,11 @@ pub trait Environment {
     fn var(&self, name: &str) -> Option<String>;
     /// The names of the variables set that start with `POLYFLAKE_`.
     fn polyflake_names(&self) -> Vec<String>;
+    /// The host's IPv4 addresses with their interfaces, in the system's
+    /// order (for `POLYFLAKE_NODE_ID=private-ip`).
+    fn ipv4_addresses(&self) -> Vec<(String, std::net::Ipv4Addr)> {
+        super::address::system_ipv4_addresses()
+    }
 }
 
 /// The process's own environment.
@@ -170,6 +175,11 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         return Ok(EnvChoice::Registry { name, settings });
     }
     if let Some(text) = node_id {
+        if text.trim() == super::address::PRIVATE_IP {
+            let (nodes, source) =
+                super::address::nodes_from_private_ipv4(layout, &env.ipv4_addresses())?;
+            return Ok(EnvChoice::Fixed(Identity { nodes, source }));
+        }
         let number = parse_number(ENV_NODE_ID, &text)?;
         return Ok(EnvChoice::Fixed(Identity {
             nodes: split_node_number(layout, number, ENV_NODE_ID)?,

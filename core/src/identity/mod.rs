@@ -7,6 +7,7 @@
 //! files, locks and the network are touched, and hands the builder a
 //! [`WorkerIdentity`]. The builder itself does no I/O.
 
+pub mod address;
 pub mod env;
 pub mod resolve;
 

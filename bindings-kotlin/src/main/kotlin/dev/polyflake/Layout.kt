@@ -16,13 +16,14 @@ class Layout internal constructor(internal val ffi: FfiLayout) {
     val sequenceBits: Int = ffi.sequenceBits().toInt()
     val sequenceAboveNodes: Boolean = ffi.sequenceAboveNodes()
     val unusedBits: Int = ffi.unusedBits().toInt()
+    val maxSequence: Long = ffi.maxSequence().toLong()
     val maxTimestampMs: Long = ffi.maxTimestampMs()
 
     /** Node fields, most significant first: name to width in bits. */
     val nodes: List<Pair<String, Int>> = ffi.nodes().map { it.name to it.bits.toInt() }
 
     /** Node field names, most significant first (decode's map keys). */
-    internal val fieldNames: List<String> = nodes.map { it.first }
+    val fieldNames: List<String> = nodes.map { it.first }
 
     @Suppress("removal")
     protected fun finalize() {

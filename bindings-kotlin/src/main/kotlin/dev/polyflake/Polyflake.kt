@@ -16,7 +16,7 @@ data class Parts(
     val sequence: Long,
 ) {
     /** The start of the ID's tick. */
-    val instant: Instant get() = Instant.ofEpochMilli(timestampMs)
+    val time: Instant get() = Instant.ofEpochMilli(timestampMs)
 
     /** A node field's value: `parts["machine_id"]`. */
     operator fun get(field: String): Long = nodes[field] ?: throw NoSuchElementException("layout $layout has no field $field")
@@ -74,11 +74,11 @@ object Polyflake {
     /** Text in a text encoding (`decimal` is the unsigned value of the 64 bits). */
     @JvmStatic
     @JvmOverloads
-    fun format(id: Long, encoding: String = "decimal"): String = mapped { dev.polyflake.ffi.formatId(id.toULong(), encoding) }
+    fun formatId(id: Long, encoding: String = "decimal"): String = mapped { dev.polyflake.ffi.formatId(id.toULong(), encoding) }
 
     @JvmStatic
     @JvmOverloads
-    fun parse(text: String, encoding: String = "decimal"): Long = mapped { dev.polyflake.ffi.parseId(text, encoding).toLong() }
+    fun parseId(text: String, encoding: String = "decimal"): Long = mapped { dev.polyflake.ffi.parseId(text, encoding).toLong() }
 
     /** The 8 big-endian bytes. */
     @JvmStatic

@@ -45,7 +45,7 @@ class GeneratorTest {
         }
         val top = Polyflake.maxId(Layout.DISCORD, Layout.DISCORD.maxTimestampMs)
         assertEquals(-1L, top)
-        assertEquals("18446744073709551615", Polyflake.format(top))
+        assertEquals("18446744073709551615", Polyflake.formatId(top))
         assertEquals(Layout.DISCORD.maxTimestampMs, Polyflake.decode(top, Layout.DISCORD).timestampMs)
     }
 
@@ -56,7 +56,7 @@ class GeneratorTest {
         val range = assertThrows<FieldOutOfRangeException> { Generator(Layout.TWITTER, "datacenter_id" to 32L, "machine_id" to 0L) }
         assertTrue(range.message!!.contains("datacenter_id = 32 is out of range 0..=31"), range.message)
         assertThrows<InvalidArgumentException> { Generator(Layout.TWITTER, "datacenter_id" to 1L) }
-        assertThrows<InvalidArgumentException> { Polyflake.format(1, "base99") }
+        assertThrows<InvalidArgumentException> { Polyflake.formatId(1, "base99") }
         assertThrows<IllegalArgumentException> { Polyflake.compose(Layout.SNOWFLAKE, 1_700_000_000_000, -1, "node_id" to 1L) }
         assertThrows<TimestampBeforeEpochException> { Polyflake.minId(Layout.TWITTER, 0) }
     }
@@ -112,7 +112,7 @@ class GeneratorTest {
             Polyflake.compose(Layout.TWITTER, 5, 0, "datacenter_id" to 1L, "machine_id" to 1L)
         }
         assertEquals(5L to 1_288_834_974_657L, early.timestampMs to early.epochMs)
-        val text = assertThrows<InvalidEncodingException> { Polyflake.parse("x!", "base58") }
+        val text = assertThrows<InvalidEncodingException> { Polyflake.parseId("x!", "base58") }
         assertEquals("base58", text.encoding)
     }
 

@@ -59,7 +59,7 @@ class VectorsTest {
             assertEquals(ts, parts.timestampMs)
             assertEquals(seq, parts.sequence)
             assertEquals(nodes, parts.nodes)
-            if (!c.isNull("time")) assertEquals(Instant.parse(c.getString("time")), parts.instant)
+            if (!c.isNull("time")) assertEquals(Instant.parse(c.getString("time")), parts.time)
             val explained = Polyflake.explain(id, l).map { listOf(it.name, it.msb, it.lsb, it.width, java.lang.Long.toUnsignedString(it.value), it.bits) }
             val expected = c.getJSONArray("explain").objects().map {
                 listOf(it.getString("name"), it.getInt("msb"), it.getInt("lsb"), it.getInt("width"), it.getString("value"), it.getString("bits"))
@@ -108,18 +108,18 @@ class VectorsTest {
                     assertEquals(c.getString(enc), Polyflake.formatBytes(id).joinToString("") { "%02x".format(it) })
                     assertEquals(id, Polyflake.parseBytes(hex(c.getString(enc))))
                 } else {
-                    assertEquals(c.getString(enc), Polyflake.format(id, enc))
-                    assertEquals(id, Polyflake.parse(c.getString(enc), enc))
+                    assertEquals(c.getString(enc), Polyflake.formatId(id, enc))
+                    assertEquals(id, Polyflake.parseId(c.getString(enc), enc))
                 }
             }
         }
         for (c in v.getJSONArray("parse_ok").objects()) {
-            val got = if (c.getString("encoding") == "bytes") Polyflake.parseBytes(hex(c.getString("text"))) else Polyflake.parse(c.getString("text"), c.getString("encoding"))
+            val got = if (c.getString("encoding") == "bytes") Polyflake.parseBytes(hex(c.getString("text"))) else Polyflake.parseId(c.getString("text"), c.getString("encoding"))
             assertEquals(Vectors.bits(c.getString("id")), got)
         }
         for (c in v.getJSONArray("parse_errors").objects()) {
             val e = assertThrows<InvalidEncodingException>(c.toString()) {
-                if (c.getString("encoding") == "bytes") Polyflake.parseBytes(hex(c.getString("text"))) else Polyflake.parse(c.getString("text"), c.getString("encoding"))
+                if (c.getString("encoding") == "bytes") Polyflake.parseBytes(hex(c.getString("text"))) else Polyflake.parseId(c.getString("text"), c.getString("encoding"))
             }
             assertEquals(c.getString("error"), e.code)
         }
