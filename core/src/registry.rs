@@ -22,6 +22,9 @@ pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(3);
 pub const DEFAULT_SAFETY_MARGIN: Duration = Duration::from_secs(2);
 /// The default bound on one request to the registry.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
+/// The default bound on how far a claimant's clock may be from its live
+/// peers' (their median) before it refuses to start, as Twitter's Snowflake did.
+pub const DEFAULT_MAX_CLOCK_GAP: Duration = Duration::from_secs(10);
 
 /// How a remote lease is held. Every binding builds these and nothing else;
 /// [`validate`](RegistrySettings::validate) is the one place they are checked.
@@ -42,6 +45,9 @@ pub struct RegistrySettings {
     /// Node numbers to claim from (all node fields read as one number, as
     /// `POLYFLAKE_NODE_ID`); `None`: the layout's whole node space.
     pub node_range: Option<Range<u64>>,
+    /// The largest gap allowed between this process's clock and the median
+    /// of its live peers' when it claims a value; zero turns the check off.
+    pub max_clock_gap: Duration,
 }
 
 impl RegistrySettings {
@@ -58,6 +64,7 @@ impl RegistrySettings {
             safety_margin: DEFAULT_SAFETY_MARGIN,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             node_range: None,
+            max_clock_gap: DEFAULT_MAX_CLOCK_GAP,
         }
     }
 
@@ -162,6 +169,12 @@ pub fn endpoints_variable(name: &str) -> String {
 /// The prefix variable of a registry: `kv` -> `POLYFLAKE_KV_PREFIX`.
 pub fn prefix_variable(name: &str) -> String {
     format!("POLYFLAKE_{}_PREFIX", name.to_ascii_uppercase())
+}
+
+/// `POLYFLAKE_<NAME>_MAX_CLOCK_GAP_MS`: the registry's clock-agreement bound
+/// in milliseconds (0 turns the check off).
+pub fn max_clock_gap_variable(name: &str) -> String {
+    format!("POLYFLAKE_{}_MAX_CLOCK_GAP_MS", name.to_ascii_uppercase())
 }
 
 /// Finds the connector named `name`, or says that this build lacks it and

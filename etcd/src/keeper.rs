@@ -110,6 +110,7 @@ impl Keeper {
         let margin_ms = s.safety_margin.as_millis() as i64;
         let mut stream: Option<KeepAlive> = None;
         let mut renewal = Instant::now() + s.keep_alive;
+        let (mut renewals, mut drifting) = (0u64, false);
         loop {
             let wanted = Arc::clone(&held.mark.wanted);
             tokio::select! {
@@ -134,6 +135,10 @@ impl Keeper {
                     // Keep the mark a lease's length ahead, so that the
                     // generator never waits on etcd for it.
                     self.extend_mark(&mut client, &held).await;
+                    renewals += 1;
+                    if renewals % 10 == 0 {
+                        self.report_drift(&mut client, &held, &mut drifting).await;
+                    }
                     continue;
                 }
                 Ok(Ok(_)) => {
@@ -187,6 +192,33 @@ impl Keeper {
         let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
     }
 
+    /// A running worker whose clock has drifted past the bound says so on
+    /// stderr (once, and once more when it is back) and keeps issuing: the
+    /// lease and the mark keep IDs unique; the bound is about their order.
+    async fn report_drift(&self, client: &mut Client, held: &Held, drifting: &mut bool) {
+        let Ok(Ok((_, peers))) =
+            timeout(self.settings.request_timeout, self.free(client, &(0..0))).await
+        else {
+            return;
+        };
+        let own = format!("node {} (", held.number);
+        let others: Vec<(String, i64)> = peers
+            .into_iter()
+            .filter(|(p, _)| !p.starts_with(&own))
+            .collect();
+        match (self.agrees_with(&others), *drifting) {
+            (Err(e), false) => {
+                eprintln!("polyflake: still issuing IDs, but {e}");
+                *drifting = true;
+            }
+            (Ok(()), true) => {
+                eprintln!("polyflake: this clock is back within the bound of its peers'");
+                *drifting = false;
+            }
+            _ => {}
+        }
+    }
+
     fn lead_ms(&self) -> i64 {
         self.settings.ttl.as_millis() as i64
     }
@@ -238,15 +270,22 @@ impl Keeper {
             Some(r) => r.start..r.end.min(space),
             None => 0..space,
         };
-        let owner = owner();
         let mut jitter = Jitter::new();
+        let mut first_pass = true;
         // Pass after pass: list what is held, then try the free values until
         // one is ours. Lowest free first, but each lost race widens the window
         // a next try is drawn from, so that many claimants starting at once
         // spread out instead of all racing for the same lowest key. Exhaustion
         // is reported only when a listing shows every value held.
         loop {
-            let mut free = self.free(client, &range).await?;
+            let (mut free, peers) = self.free(client, &range).await?;
+            if first_pass {
+                first_pass = false;
+                if let Err(e) = self.agrees_with(&peers) {
+                    let _ = client.lease_revoke(lease_id).await;
+                    return Err(e);
+                }
+            }
             if free.is_empty() {
                 break;
             }
@@ -258,7 +297,7 @@ impl Keeper {
                     .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
                     .and_then([TxnOp::put(
                         key.as_str(),
-                        owner.as_str(),
+                        owner(self.clock.now_ms()),
                         Some(PutOptions::new().with_lease(lease_id)),
                     )]);
                 if !client.txn(txn).await.map_err(etcd)?.succeeded() {
@@ -314,27 +353,69 @@ impl Keeper {
         Ok(mark)
     }
 
-    /// The values of `range` no worker key holds, lowest first.
-    async fn free(&self, client: &mut Client, range: &Range<u64>) -> Result<Vec<u64>> {
-        let taken = client
-            .get(
-                self.workers.as_str(),
-                Some(GetOptions::new().with_prefix().with_keys_only()),
-            )
+    /// The values of `range` no worker key holds, lowest first, and the
+    /// live workers' `(value, clock reading)` for the clock check.
+    async fn free(
+        &self,
+        client: &mut Client,
+        range: &Range<u64>,
+    ) -> Result<(Vec<u64>, Vec<(String, i64)>)> {
+        let listing = client
+            .get(self.workers.as_str(), Some(GetOptions::new().with_prefix()))
             .await
             .map_err(|e| self.unreachable(e))?;
-        let taken: HashSet<u64> = taken
-            .kvs()
-            .iter()
-            .filter_map(|kv| {
-                std::str::from_utf8(kv.key())
-                    .ok()?
-                    .strip_prefix(&self.workers)?
-                    .parse()
-                    .ok()
-            })
-            .collect();
-        Ok(range.clone().filter(|n| !taken.contains(n)).collect())
+        let mut taken = HashSet::new();
+        let mut peers = Vec::new();
+        for kv in listing.kvs() {
+            let Some(number) = std::str::from_utf8(kv.key())
+                .ok()
+                .and_then(|k| k.strip_prefix(&self.workers))
+                .and_then(|n| n.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            taken.insert(number);
+            let value = String::from_utf8_lossy(kv.value()).into_owned();
+            if let Some(clock) = value
+                .split_whitespace()
+                .find_map(|f| f.strip_prefix("clock="))
+                .and_then(|c| c.parse::<i64>().ok())
+            {
+                peers.push((format!("node {number} ({value})"), clock));
+            }
+        }
+        Ok((
+            range.clone().filter(|n| !taken.contains(n)).collect(),
+            peers,
+        ))
+    }
+
+    /// Refuses a clock further than the bound from the median of the live
+    /// peers' readings. A peer rewrites its reading at every renewal, so a
+    /// reading is up to one keep-alive period old: half of one is added.
+    fn agrees_with(&self, peers: &[(String, i64)]) -> Result<()> {
+        let bound = self.settings.max_clock_gap.as_millis() as i64;
+        if bound == 0 || peers.is_empty() {
+            return Ok(());
+        }
+        let age = self.settings.keep_alive.as_millis() as i64 / 2;
+        let mut estimates: Vec<i64> = peers.iter().map(|(_, c)| c + age).collect();
+        estimates.sort_unstable();
+        let median = estimates[estimates.len() / 2];
+        let gap = self.clock.now_ms() - median;
+        if gap.abs() <= bound {
+            return Ok(());
+        }
+        let shown: Vec<&str> = peers.iter().take(5).map(|(p, _)| p.as_str()).collect();
+        Err(Error::LeaseLost(format!(
+            "this clock is {} ms {} the median of {} live peers' under {} ({}{}); the bound is {bound} ms (POLYFLAKE_ETCD_MAX_CLOCK_GAP_MS, 0 turns the check off): fix the clock (NTP) before starting",
+            gap.abs(),
+            if gap > 0 { "ahead of" } else { "behind" },
+            peers.len(),
+            self.workers,
+            shown.join(", "),
+            if peers.len() > shown.len() { ", …" } else { "" },
+        )))
     }
 }
 
@@ -390,8 +471,13 @@ async fn renew(
     }
 }
 
-/// What the worker key holds, for operators: which process has the value.
-fn owner() -> String {
+/// What the worker key holds: which process has the value, for operators,
+/// and its clock reading, for claimants comparing clocks.
+pub(crate) fn owner(clock_ms: i64) -> String {
+    format!("{} clock={clock_ms}", host_and_pid())
+}
+
+fn host_and_pid() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())

@@ -120,6 +120,15 @@ impl EtcdLease {
         self
     }
 
+    /// The largest gap allowed between this process's clock and the median
+    /// of its live peers' when it claims a value (default 10 s; zero turns
+    /// the check off). Also `POLYFLAKE_ETCD_MAX_CLOCK_GAP_MS` with `from_env`.
+    #[must_use]
+    pub fn max_clock_gap(mut self, gap: Duration) -> Self {
+        self.settings.max_clock_gap = gap;
+        self
+    }
+
     /// Claims only node numbers in `range` (all node fields read as one
     /// number, as `POLYFLAKE_NODE_ID`), leaving the rest to static
     /// identities. Default: the layout's whole node space.

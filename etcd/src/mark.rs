@@ -96,7 +96,7 @@ impl EtcdMark {
         if until <= self.confirmed.load(Ordering::Acquire) {
             return Ok(());
         }
-        self.write(client, until).await?;
+        self.write(client, until, Some(now_ms)).await?;
         self.confirmed.fetch_max(until, Ordering::AcqRel);
         Ok(())
     }
@@ -117,7 +117,7 @@ impl EtcdMark {
             client.txn(txn).await.map_err(|e| self.refused(e))?;
             return Ok(());
         }
-        self.write(client, used).await
+        self.write(client, used, None).await
     }
 
     fn held(&self) -> Compare {
@@ -128,12 +128,22 @@ impl EtcdMark {
         lost(&self.mark_key, format!("etcd refused ({e})"))
     }
 
-    async fn write(&self, client: &mut Client, until_ms: i64) -> Result<()> {
-        let txn = Txn::new().when([self.held()]).and_then([TxnOp::put(
+    /// Writes the mark, and with `clock_ms` the worker key's clock reading
+    /// (peers compare clocks with it), in one transaction.
+    async fn write(&self, client: &mut Client, until_ms: i64, clock_ms: Option<i64>) -> Result<()> {
+        let mut puts = vec![TxnOp::put(
             self.mark_key.as_str(),
             until_ms.to_string(),
             None::<PutOptions>,
-        )]);
+        )];
+        if let Some(ms) = clock_ms {
+            puts.push(TxnOp::put(
+                self.worker_key.as_str(),
+                crate::keeper::owner(ms),
+                Some(PutOptions::new().with_lease(self.lease_id)),
+            ));
+        }
+        let txn = Txn::new().when([self.held()]).and_then(puts);
         let response = client.txn(txn).await.map_err(|e| self.refused(e))?;
         if response.succeeded() {
             Ok(())

@@ -452,6 +452,56 @@ fn a_leader_failover_with_quorum_kept_refuses_nothing() {
 }
 
 #[test]
+fn a_claimant_whose_clock_is_far_from_its_peers_is_refused() {
+    let etcd = Etcd::start();
+    let prefix = prefix("clock");
+    let peers: Vec<Generator> = (0..2)
+        .map(|_| leased(Arc::new(lease(&etcd.endpoint, &prefix))).unwrap())
+        .collect();
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as i64
+    };
+    let claim_at = |offset_ms: i64| {
+        let clock: Arc<dyn polyflake::Clock> =
+            Arc::new(polyflake::ManualClock::new(now() + offset_ms));
+        WorkerIdentity::resolve_remote(
+            &Layout::twitter(),
+            Arc::new(lease(&etcd.endpoint, &prefix)),
+            clock,
+        )
+    };
+    let err = claim_at(30_000).unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    let why = err.to_string();
+    assert!(why.contains("ahead of the median of 2 live peers"), "{why}");
+    assert!(why.contains("the bound is 10000 ms"), "{why}");
+    let gap: i64 = why
+        .split("this clock is ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the gap in ms");
+    // 30 s ahead, less up to one keep-alive period (1 s) for the readings' age.
+    assert!((28_500..=30_500).contains(&gap), "{why}");
+    assert!(
+        why.contains("host=") && why.contains("pid="),
+        "names the peers: {why}"
+    );
+    let err = claim_at(-30_000).unwrap_err();
+    assert!(err.to_string().contains("behind the median"), "{err}");
+    // 3 s ahead is within the default 10 s: admitted, and it issues IDs.
+    let admitted = claim_at(3_000).expect("3 s ahead is admitted");
+    assert_ne!(admitted.nodes(), peers[0].node_values().as_slice());
+    // The bound is settable; zero turns the check off.
+    let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::ManualClock::new(now() + 60_000));
+    let unchecked = lease(&etcd.endpoint, &prefix).max_clock_gap(Duration::ZERO);
+    assert!(WorkerIdentity::resolve_remote(&Layout::twitter(), Arc::new(unchecked), clock).is_ok());
+}
+
+#[test]
 fn a_generator_paused_past_its_ttl_refuses_on_resume() {
     let etcd = Etcd::start();
     let prefix = prefix("pause-gen");

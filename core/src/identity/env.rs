@@ -172,6 +172,11 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         if let Some(prefix) = read(env, &prefix_variable(&name))? {
             settings.prefix = prefix;
         }
+        let gap_variable = crate::registry::max_clock_gap_variable(&name);
+        if let Some(ms) = read(env, &gap_variable)? {
+            settings.max_clock_gap =
+                std::time::Duration::from_millis(parse_number(&gap_variable, &ms)?);
+        }
         return Ok(EnvChoice::Registry { name, settings });
     }
     if let Some(text) = node_id {
@@ -453,6 +458,7 @@ mod tests {
             &env(&[
                 ("POLYFLAKE_KV_ENDPOINTS", "http://127.0.0.1:1, "),
                 ("POLYFLAKE_KV_PREFIX", "/ids"),
+                ("POLYFLAKE_KV_MAX_CLOCK_GAP_MS", "2500"),
             ]),
         )
         .unwrap();
@@ -462,6 +468,22 @@ mod tests {
         assert_eq!(name, "kv");
         assert_eq!(settings.endpoints, ["http://127.0.0.1:1"]);
         assert_eq!(settings.prefix, "/ids");
+        assert_eq!(
+            settings.max_clock_gap,
+            std::time::Duration::from_millis(2500)
+        );
+        let err = choose_from_env(
+            &t,
+            &env(&[
+                ("POLYFLAKE_KV_ENDPOINTS", "http://127.0.0.1:1"),
+                ("POLYFLAKE_KV_MAX_CLOCK_GAP_MS", "10s"),
+            ]),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("POLYFLAKE_KV_MAX_CLOCK_GAP_MS"),
+            "{err}"
+        );
         let err = choose_from_env(
             &t,
             &env(&[
