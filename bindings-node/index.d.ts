@@ -22,8 +22,16 @@ export type ClockOptions = {
 }
 /** A generator's clock options and its worker identity, by camelCase node field. */
 export type GeneratorOptions = ClockOptions & { [field: string]: IdInput | ManualClock | undefined }
+/** Options of a generator whose identity is resolved (`fromEnv`, `fromEtcd`). */
+export type ResolvedOptions = ClockOptions & {
+  /**
+   * Vetoes node values before they are used (Sonyflake's `CheckMachineID`): `false` refuses them;
+   * under a lease another value is claimed. Called on this thread; a throw is an error.
+   */
+  check?: (nodes: number[]) => boolean
+}
 /** `Generator.fromEtcd`'s settings (defaults from the core), clock and backwards policy. */
-export type EtcdOptions = ClockOptions & {
+export type EtcdOptions = ResolvedOptions & {
   /** Endpoint URLs, or one comma-separated string. */
   endpoints: string | string[]
   /** Key prefix (default `/polyflake`). */
@@ -56,7 +64,7 @@ export declare class Generator {
    * A generator whose identity follows the environment (docs/identity.md),
    * an etcd lease when `POLYFLAKE_ETCD_ENDPOINTS` is set.
    */
-  static fromEnv(layout: Layout | PresetName, options?: ClockOptions): Generator
+  static fromEnv(layout: Layout | PresetName, options?: ResolvedOptions): Generator
   /**
    * A generator whose identity is leased from etcd (`endpoints`, and
    * optionally `prefix`, `ttlMs`, `keepAliveMs`, `safetyMarginMs`,

@@ -14,6 +14,7 @@ export type {
   IdInput,
   NodeFieldSpec,
   PresetName,
+  ResolvedOptions,
   Segment,
 } from './index'
 export { ENCODINGS, Generator, ManualClock, compose, explain, formatId, isIdKey, maxId, minId, parseId } from './index'

@@ -105,7 +105,12 @@ impl FfiGenerator {
         identity: FfiIdentity,
         clock: FfiClock,
         backwards: FfiBackwards,
+        check: Option<Arc<dyn crate::check::FfiNodeCheck>>,
     ) -> Result<Arc<Self>> {
+        let checked = |identity: polyflake::Result<WorkerIdentity>| match &check {
+            Some(check) => identity?.checked(crate::check::node_check(Arc::clone(check))),
+            None => identity,
+        };
         let clock: Arc<dyn Clock> = match clock {
             FfiClock::Monotonic => Arc::new(MonotonicClock::new()),
             FfiClock::Wall => Arc::new(WallClock),
@@ -117,12 +122,13 @@ impl FfiGenerator {
                 Generator::builder(layout.clone()).shared_clock(clock),
                 |b, n| b.node(n.name, n.value),
             ),
-            FfiIdentity::Environment => Generator::builder(layout.clone())
-                .identity(WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS)?),
+            FfiIdentity::Environment => Generator::builder(layout.clone()).identity(checked(
+                WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS),
+            )?),
             FfiIdentity::Registry { name, settings } => {
                 let settings = settings.into_core()?;
-                Generator::builder(layout.clone()).identity(WorkerIdentity::resolve_registry(
-                    layout, CONNECTORS, &name, &settings, clock,
+                Generator::builder(layout.clone()).identity(checked(
+                    WorkerIdentity::resolve_registry(layout, CONNECTORS, &name, &settings, clock),
                 )?)
             }
         };

@@ -2,6 +2,7 @@
 //! core module, conversions and error mapping only (docs/adr/0001). The
 //! idiomatic Kotlin API lives in src/main/kotlin.
 
+mod check;
 mod clock;
 mod encoding;
 mod error;

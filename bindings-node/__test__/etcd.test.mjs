@@ -92,3 +92,23 @@ test('fromEtcd takes the etcd settings; bad ones are INVALID_ARGUMENT', () => {
     (e) => e.code === 'INVALID_ARGUMENT' && /datacenterId/.test(e.message))
   assert.ok(a.nextId() > 0n)
 })
+
+test('a check that refuses value 0 leads to value 1; a throwing check is an error', () => {
+  const seen = []
+  const g = Generator.fromEtcd('twitter', {
+    endpoints: url, prefix: '/node-check', nodeRange: [0, 3],
+    check: (nodes) => { seen.push(nodes); return !(nodes[0] === 0 && nodes[1] === 0) },
+  })
+  assert.deepEqual(g.nodeFields, { datacenterId: 0, machineId: 1 })
+  assert.deepEqual(seen, [[0, 0], [0, 1]])
+  // The refused value was released at once.
+  const plain = Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', nodeRange: [0, 3] })
+  assert.deepEqual(plain.nodeFields, { datacenterId: 0, machineId: 0 })
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: () => { throw new Error('registry down') } }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /check threw Error: registry down/.test(e.message))
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: () => 1 }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /must return a boolean/.test(e.message))
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: 5 }),
+    (e) => e.name === 'TypeError' && /check/.test(e.message))
+  assert.ok(g.nextId() > 0n)
+})

@@ -146,6 +146,19 @@ test('fromEnv follows the environment', () => {
   })
 })
 
+test('a check on the local lease takes the next value; a given value it refuses is an error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polyflake-node-check-'))
+  withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: undefined }, () => {
+    const g = pf.Generator.fromEnv('snowflake', { check: (nodes) => nodes[0] !== 0 })
+    assert.deepEqual(g.nodeFields, { nodeId: 1 })
+    assert.throws(() => new pf.Generator('snowflake', { nodeId: 1, check: () => true }), { name: 'TypeError' })
+  })
+  withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: '0' }, () => {
+    assert.throws(() => pf.Generator.fromEnv('snowflake', { check: (nodes) => nodes[0] !== 0 }),
+      { code: 'INVALID_ARGUMENT', message: /refused node values \[0\]/ })
+  })
+})
+
 test('batch sizes are checked: never wrapped, truncated or allocated past the maximum', () => {
   const g = new pf.Generator('snowflake', { nodeId: 1 })
   for (const n of [-1, 1.5, NaN, '3x', 2 ** 53]) {

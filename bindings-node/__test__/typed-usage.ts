@@ -37,7 +37,7 @@ const bits: string = explain(id, custom)[0].bits
 const b58 = formatId(id, 'base58')
 const back: bigint = parseId('4jgmnx8Js8A', 'base58')
 const test = new Generator('snowflake', { nodeId: 1, clock: new ManualClock(Date.now()) })
-const fromEnv: Generator = Generator.fromEnv('sonyflake', { clock: 'wall' })
+const fromEnv: Generator = Generator.fromEnv('sonyflake', { clock: 'wall', check: (nodes: number[]) => nodes[0] !== 0 })
 const json: string = JSON.stringify({ id }, jsonReplacer)
 const etcd: EtcdOptions = { endpoints: ['http://127.0.0.1:2379'], ttlMs: 10_000, nodeRange: [0, 512] }
 const leased = (): Generator => Generator.fromEtcd('twitter', etcd)

@@ -7,8 +7,8 @@ use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
 use napi_derive::napi;
 use polyflake::{
-    BackwardsPolicy, Clock, Error, Generator, LeaseConnector, MonotonicClock, RegistrySettings,
-    WorkerIdentity,
+    BackwardsPolicy, Clock, Error, Generator, LeaseConnector, MonotonicClock, NodeCheck,
+    RegistrySettings, WorkerIdentity,
 };
 
 use crate::args::{camel, exact_number, u64_arg};
@@ -36,6 +36,8 @@ struct Options {
     nodes: Vec<(String, u64)>,
     /// `fromEtcd`'s settings (its own options only).
     registry: Option<RegistrySettings>,
+    /// The application's check on the node values (resolved identities only).
+    check: Option<NodeCheck>,
 }
 
 /// Which keys an options object may hold beside the clock and policy.
@@ -61,6 +63,7 @@ fn read_options(
     let mut max_ms = BackwardsPolicy::DEFAULT_WAIT_MS;
     let mut clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
     let mut nodes = Vec::new();
+    let mut check = None;
     let mut registry =
         (extra == Extra::Registry).then(|| RegistrySettings::new(Vec::<String>::new()));
     if let Some(options) = options {
@@ -79,6 +82,9 @@ fn read_options(
                     })?
                 }
                 ("maxBackwardsMs", _) => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
+                ("check", _) if extra != Extra::NodeFields => {
+                    check = Some(crate::check::check_arg(env, &value)?)
+                }
                 ("clock", _) => {
                     if value.get_type()? == ValueType::String {
                         let name = unsafe { value.cast::<String>()? };
@@ -147,6 +153,7 @@ fn read_options(
         policy,
         nodes,
         registry,
+        check,
     })
 }
 
@@ -161,7 +168,11 @@ fn resolved(
         Option<RegistrySettings>,
     ) -> polyflake::Result<WorkerIdentity>,
 ) -> Result<JsGenerator> {
-    let identity = resolve(layout, options.clock, options.registry).or_throw(env)?;
+    let mut identity = resolve(layout, options.clock, options.registry);
+    if let Some(check) = options.check {
+        identity = identity.and_then(|identity| identity.checked(check));
+    }
+    let identity = identity.or_throw(env)?;
     let inner = Generator::builder(layout.clone())
         .identity(identity)
         .on_clock_backwards(options.policy)
@@ -201,7 +212,7 @@ impl JsGenerator {
     pub fn from_env(
         env: Env,
         #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
-        #[napi(ts_arg_type = "ClockOptions")] options: Option<Object<'_>>,
+        #[napi(ts_arg_type = "ResolvedOptions")] options: Option<Object<'_>>,
     ) -> Result<Self> {
         with_layout(&env, &layout, |layout| {
             let options = read_options(&env, layout, options.as_ref(), Extra::Nothing)?;

@@ -6,6 +6,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod args;
+mod check;
 mod clock;
 mod encoding;
 mod error;

@@ -5,10 +5,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use polyflake::{
-    BackwardsPolicy, Clock, Error, Generator, GeneratorBuilder, Layout, TryNext, WorkerIdentity,
+    BackwardsPolicy, Clock, Error, Generator, GeneratorBuilder, Layout, NodeCheck, TryNext,
+    WorkerIdentity,
 };
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyString, PyTuple};
 
 use crate::args::u64_arg;
 use crate::clock::PyManualClock;
@@ -68,6 +69,45 @@ fn clock_arg(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<dyn Clock>> {
         "'monotonic', 'wall' or a ManualClock",
         clock,
     ))
+}
+
+/// An application's `check(nodes) -> bool`, called with the node values as a
+/// tuple; an exception it raises refuses them with its message.
+fn check_arg(check: Option<&Bound<'_, PyAny>>) -> PyResult<Option<NodeCheck>> {
+    let Some(check) = check.filter(|c| !c.is_none()) else {
+        return Ok(None);
+    };
+    if !check.is_callable() {
+        return Err(wrong_type(
+            "check",
+            "a callable taking the node values",
+            check,
+        ));
+    }
+    let check = check.clone().unbind();
+    Ok(Some(NodeCheck::fallible(move |nodes| {
+        Python::attach(|py| {
+            let failed = |e: PyErr| {
+                polyflake::Error::InvalidArgument(format!("check raised {}", e.value(py)))
+            };
+            let tuple = PyTuple::new(py, nodes).map_err(failed)?;
+            let answer = check.call1(py, (tuple,)).map_err(failed)?;
+            answer
+                .extract::<bool>(py)
+                .map_err(|_| polyflake::Error::InvalidArgument("check must return a bool".into()))
+        })
+    })))
+}
+
+/// Submits a resolved identity to the application's check, if there is one.
+fn with_check(
+    identity: polyflake::Result<WorkerIdentity>,
+    check: Option<NodeCheck>,
+) -> polyflake::Result<WorkerIdentity> {
+    match check {
+        Some(check) => identity?.checked(check),
+        None => identity,
+    }
 }
 
 /// Resolves an identity on the generator's clock.
@@ -144,16 +184,21 @@ impl PyGenerator {
     /// docs/identity.md): POLYFLAKE_NODE_ID, per-field variables,
     /// POLYFLAKE_ORDINAL, else a local lease in the state directory.
     #[staticmethod]
-    #[pyo3(signature = (layout, *, clock = None, on_clock_backwards = "wait", max_backwards_ms = None))]
+    #[pyo3(signature = (layout, *, clock = None, on_clock_backwards = "wait", max_backwards_ms = None, check = None))]
     fn from_env(
         layout: &Bound<'_, PyAny>,
         clock: Option<&Bound<'_, PyAny>>,
         on_clock_backwards: &str,
         max_backwards_ms: Option<&Bound<'_, PyAny>>,
+        check: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
-        let resolve = IdentityFrom::Resolved(Box::new(|layout: &Layout, clock| {
-            WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS)
+        let check = check_arg(check)?;
+        let resolve = IdentityFrom::Resolved(Box::new(move |layout: &Layout, clock| {
+            with_check(
+                WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS),
+                check,
+            )
         }));
         Self::build(resolve, layout, clock, on_clock_backwards, max_backwards_ms)
     }
@@ -166,7 +211,7 @@ impl PyGenerator {
     #[pyo3(signature = (
         layout, endpoints, *, prefix = None, ttl = None, keep_alive = None,
         safety_margin = None, request_timeout = None, node_range = None, clock = None,
-        on_clock_backwards = "wait", max_backwards_ms = None
+        on_clock_backwards = "wait", max_backwards_ms = None, check = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_etcd(
@@ -181,8 +226,10 @@ impl PyGenerator {
         clock: Option<&Bound<'_, PyAny>>,
         on_clock_backwards: &str,
         max_backwards_ms: Option<&Bound<'_, PyAny>>,
+        check: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
+        let check = check_arg(check)?;
         let settings = settings_arg(
             endpoints,
             prefix,
@@ -190,7 +237,10 @@ impl PyGenerator {
             node_range.as_ref().map(|(a, b)| (a, b)),
         )?;
         let resolve = IdentityFrom::Resolved(Box::new(move |layout: &Layout, clock| {
-            WorkerIdentity::resolve_registry(layout, CONNECTORS, "etcd", &settings, clock)
+            with_check(
+                WorkerIdentity::resolve_registry(layout, CONNECTORS, "etcd", &settings, clock),
+                check,
+            )
         }));
         Self::build(resolve, layout, clock, on_clock_backwards, max_backwards_ms)
     }

@@ -136,3 +136,32 @@ def test_bad_arguments_are_typed_errors(etcd: tuple[str, int]) -> None:
     port = _free_port()
     with pytest.raises(polyflake.LeaseLostError, match="cannot reach etcd"):
         polyflake.Generator.from_etcd("twitter", f"http://127.0.0.1:{port}", request_timeout=0.3)
+
+
+def test_a_node_check_refusing_value_0_leads_to_value_1(etcd: tuple[str, int]) -> None:
+    url, _ = etcd
+    seen: list[tuple[int, ...]] = []
+
+    def not_zero(nodes: tuple[int, ...]) -> bool:
+        seen.append(nodes)
+        return nodes != (0, 0)
+
+    g = polyflake.Generator.from_etcd(
+        "twitter", url, prefix="/py-check", node_range=(0, 3), check=not_zero
+    )
+    assert g.node_fields == [("datacenter_id", 0), ("machine_id", 1)]
+    assert seen == [(0, 0), (0, 1)]
+    # The refused value was released at once.
+    plain = polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", node_range=(0, 3))
+    assert plain.node_fields == [("datacenter_id", 0), ("machine_id", 0)]
+
+    def broken(nodes: tuple[int, ...]) -> bool:
+        raise KeyError("registry down")
+
+    with pytest.raises(polyflake.InvalidArgumentError, match="registry down") as info:
+        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=broken)
+    assert info.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(polyflake.InvalidArgumentError, match="must return a bool"):
+        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=lambda n: 1)  # type: ignore[arg-type,return-value]
+    with pytest.raises(TypeError, match="check"):
+        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=5)  # type: ignore[arg-type]

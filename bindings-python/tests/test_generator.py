@@ -222,3 +222,15 @@ def test_a_state_dir_that_cannot_be_created_is_an_os_error(
     assert isinstance(e.value, OSError) and e.value.code == "STATE_IO"
     assert isinstance(e.value.errno, int) and e.value.errno > 0
     assert e.value.filename.startswith(str(not_a_dir))
+
+
+def test_a_node_check_on_the_local_lease_and_on_a_given_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    clean_env(monkeypatch)
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
+    g = polyflake.Generator.from_env("snowflake", check=lambda nodes: nodes != (0,))
+    assert g.node_fields == [("node_id", 1)]
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "0")
+    with pytest.raises(polyflake.InvalidArgumentError, match=r"refused node values \[0\]"):
+        polyflake.Generator.from_env("snowflake", check=lambda nodes: nodes != (0,))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import polyflake
 
 layout: polyflake.Layout = polyflake.Layout.custom(
@@ -34,3 +36,13 @@ def leased(endpoints: list[str]) -> polyflake.Generator:
     return polyflake.Generator.from_etcd(
         "twitter", endpoints, prefix="/ids", ttl=10, keep_alive=3.0, node_range=(0, 512)
     )
+
+
+def checked(endpoints: list[str]) -> polyflake.Generator:
+    """Type-checked, not run: a node check on a lease."""
+    return polyflake.Generator.from_etcd("twitter", endpoints, check=lambda nodes: nodes != (0, 0))
+
+
+is_key: bool = polyflake.is_id_key("user_id")
+names: list[str] = polyflake.Layout.TWITTER.field_names
+at: datetime = polyflake.decode(first, "twitter").time

@@ -75,12 +75,23 @@ impl LocalLease {
         state_dir: &Path,
         numbers: Range<u64>,
     ) -> Result<LocalLease> {
+        Self::acquire_excluding(layout, state_dir, numbers, &[])
+    }
+
+    /// [`acquire_in`](Self::acquire_in) passing over `excluded` (values an
+    /// application's node check refused).
+    pub fn acquire_excluding(
+        layout: &Layout,
+        state_dir: &Path,
+        numbers: Range<u64>,
+        excluded: &[u64],
+    ) -> Result<LocalLease> {
         let dir = Self::layout_dir(layout, state_dir)?;
         let count = numbers.end - numbers.start;
         // A value whose lock file cannot be opened (a directory planted at its
         // path, a file of another user) is skipped, not the end of the claim.
         let mut unusable: Option<String> = None;
-        for number in numbers.clone() {
+        for number in numbers.clone().filter(|n| !excluded.contains(n)) {
             match Self::attempt(layout, &dir, number)? {
                 Attempt::Held(lease) => return Ok(lease),
                 Attempt::Busy => continue,
@@ -104,9 +115,14 @@ impl LocalLease {
                 dir.display()
             ),
             None => format!(
-                "{which} of layout {} is held by a live process under {}",
+                "{which} of layout {} is held by a live process under {}{}",
                 layout.name(),
-                dir.display()
+                dir.display(),
+                if excluded.is_empty() {
+                    String::new()
+                } else {
+                    format!(" or was refused by the node check ({} of them)", excluded.len())
+                }
             ),
         }))
     }

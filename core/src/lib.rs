@@ -23,6 +23,7 @@
 //! # Ok::<(), polyflake::Error>(())
 //! ```
 
+pub mod check;
 pub mod clock;
 pub mod encoding;
 pub mod error;
@@ -38,6 +39,7 @@ pub mod registry;
 pub mod serde_id;
 pub mod tenure;
 
+pub use check::NodeCheck;
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
 pub use encoding::{is_id_key, Encoded, Encoding};
 pub use error::{Error, Result};

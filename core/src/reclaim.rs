@@ -6,7 +6,7 @@
 use std::fmt;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::clock::Clock;
 use crate::error::Result;
@@ -33,6 +33,9 @@ struct Started {
     numbers: Range<u64>,
     layout: Layout,
     tenure: Arc<Tenure>,
+    /// Values the application's check refused (released, never claimed
+    /// again by this lease).
+    refused: Mutex<Vec<u64>>,
 }
 
 impl ReclaimingLease {
@@ -55,6 +58,7 @@ impl RemoteLease for ReclaimingLease {
             numbers: self.numbers.clone().unwrap_or(0..space),
             layout: layout.clone(),
             tenure,
+            refused: Mutex::new(Vec::new()),
         });
         let lease = started.acquire()?;
         let _ = self.started.set(Arc::clone(&started));
@@ -62,11 +66,48 @@ impl RemoteLease for ReclaimingLease {
         let _ = mark.generation.set(0);
         Ok(claim)
     }
+
+    fn refused(&self, claim: Claim) -> bool {
+        let Some(started) = self.started.get() else {
+            return false;
+        };
+        let number = crate::identity::join_node_number(&started.layout, &claim.nodes);
+        started
+            .refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(number);
+        // Releases the value's lock: another process may use it.
+        drop(claim);
+        match started.acquire() {
+            Ok(lease) => {
+                let (claim, mark) = started.claim(lease);
+                let _ = mark.generation.set(started.tenure.offer(claim));
+                true
+            }
+            Err(e) => {
+                started
+                    .tenure
+                    .trouble(format!("claiming another local value failed: {e}"));
+                false
+            }
+        }
+    }
 }
 
 impl Started {
     fn acquire(&self) -> Result<LocalLease> {
-        LocalLease::acquire_in(&self.layout, &self.state_dir, self.numbers.clone())
+        let refused = self
+            .refused
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        LocalLease::acquire_excluding(
+            &self.layout,
+            &self.state_dir,
+            self.numbers.clone(),
+            &refused,
+        )
     }
 
     fn claim(self: &Arc<Self>, lease: LocalLease) -> (Claim, Arc<HeldMark>) {

@@ -9,7 +9,8 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::clock::Clock;
 use crate::error::Result;
@@ -38,6 +39,15 @@ pub trait RemoteLease: Send + Sync + fmt::Debug {
     /// reporting through `tenure`; deadlines are stamped on `clock`, the
     /// generator's own.
     fn start(&self, layout: &Layout, clock: Arc<dyn Clock>, tenure: Arc<Tenure>) -> Result<Claim>;
+
+    /// The application's [`NodeCheck`](crate::NodeCheck) refused `claim`
+    /// (the one in force or the one offered): release it, never offer its
+    /// value again, and offer another. Returns whether another will be
+    /// offered; the default cannot, so the refusal stands.
+    fn refused(&self, claim: Claim) -> bool {
+        drop(claim);
+        false
+    }
 }
 
 /// Numbers the claims of one tenure: the first claim is 0.
@@ -48,6 +58,7 @@ pub struct Tenure {
     /// Deadline of the claim in use; `i64::MIN` once it is known lost.
     valid_until_ms: AtomicI64,
     state: Mutex<State>,
+    offered: Condvar,
 }
 
 #[derive(Default)]
@@ -61,6 +72,8 @@ struct State {
     lost: Option<String>,
     /// The registry's latest failure, told when IDs are refused.
     trouble: Option<String>,
+    /// How many failures were reported (a waiter for an offer stops at one).
+    troubles: u64,
 }
 
 impl fmt::Debug for Tenure {
@@ -79,6 +92,7 @@ impl Default for Tenure {
                 next: 1,
                 ..State::default()
             }),
+            offered: Condvar::new(),
         }
     }
 }
@@ -139,7 +153,10 @@ impl Tenure {
     /// Why the registry could not renew lately (told with `LEASE_LOST` if
     /// the deadline passes before a renewal).
     pub fn trouble(&self, why: impl Into<String>) {
-        self.state().trouble = Some(why.into());
+        let mut state = self.state();
+        state.trouble = Some(why.into());
+        state.troubles += 1;
+        self.offered.notify_all();
     }
 
     /// Offers a new identity, taken up by the generator at its next ID.
@@ -148,7 +165,56 @@ impl Tenure {
         let generation = state.next;
         state.next += 1;
         state.pending = Some((generation, claim));
+        self.offered.notify_all();
         generation
+    }
+
+    /// Waits up to `within` for an offer and takes it, for an identity that
+    /// is being resolved (no generator yet): the refusal of a first claim.
+    pub(crate) fn wait_offer(
+        &self,
+        within: Duration,
+    ) -> std::result::Result<(Generation, Claim), String> {
+        let mut state = self.state();
+        let deadline = std::time::Instant::now() + within;
+        let troubles = state.troubles;
+        while state.pending.is_none() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if state.troubles != troubles {
+                return Err(state.trouble.clone().unwrap_or_default());
+            }
+            if left.is_zero() {
+                return Err(match &state.trouble {
+                    Some(trouble) => {
+                        format!("no other identity was offered within {within:?} ({trouble})")
+                    }
+                    None => format!("no other identity was offered within {within:?}"),
+                });
+            }
+            state = self
+                .offered
+                .wait_timeout(state, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let (generation, claim) = state.pending.take().expect("an offer");
+        state.applying = Some((generation, claim.valid_until_ms));
+        Ok((generation, claim))
+    }
+
+    /// The claim in force was refused by the application's check: IDs are
+    /// refused from now on (until another claim is taken up).
+    pub(crate) fn refuse_applied(&self, why: &str) {
+        let generation = self.state().applied;
+        self.lost(generation, why);
+    }
+
+    /// Drops a taken claim that the check refused (it is not put back).
+    pub(crate) fn discard(&self, generation: Generation) {
+        let mut state = self.state();
+        if matches!(state.applying, Some((g, _)) if g == generation) {
+            state.applying = None;
+        }
     }
 
     /// Puts the first claim in force.

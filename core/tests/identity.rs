@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use polyflake::{
-    BackwardsPolicy, Clock, FileMark, Generator, Layout, ManualClock, MarkStore, WorkerIdentity,
+    BackwardsPolicy, Clock, FileMark, Generator, Layout, ManualClock, MarkStore, MonotonicClock,
+    NodeCheck, ReclaimingLease, WorkerIdentity,
 };
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -376,4 +377,62 @@ fn a_leased_value_whose_lock_file_is_deleted_is_given_up_for_another() {
         .all(|&id| layout.decode(id).unwrap().nodes() == [0, 1]));
     drop(newcomer);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_node_check_refusing_value_0_leads_to_value_1_and_refusals_are_errors() {
+    let dir = temp_dir("check");
+    let clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
+    let not_zero = NodeCheck::new(|nodes| nodes != [0]);
+    let identity =
+        WorkerIdentity::resolve_local_lease(&Layout::snowflake(), &dir, Arc::clone(&clock))
+            .unwrap()
+            .checked(not_zero.clone())
+            .unwrap();
+    assert_eq!(identity.nodes(), [1]);
+    let g = Generator::builder(Layout::snowflake())
+        .identity(identity)
+        .build()
+        .unwrap();
+    assert_eq!(
+        Layout::snowflake()
+            .decode(g.next_id().unwrap())
+            .unwrap()
+            .nodes(),
+        [1]
+    );
+
+    // A given value is not replaced: its refusal is the error.
+    let given = WorkerIdentity::resolve_with_mark(
+        vec![0],
+        "POLYFLAKE_NODE_ID=0",
+        Arc::new(FileMark::new(dir.join("given.hwm"))),
+        Arc::clone(&clock),
+    )
+    .unwrap();
+    let err = given.checked(not_zero).unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert!(
+        err.to_string()
+            .contains("refused node values [0] (POLYFLAKE_NODE_ID=0)"),
+        "{err}"
+    );
+
+    // Every value of a range refused; a check that panics is refused too.
+    let two = ReclaimingLease::new(dir.join("two"), Some(0..2));
+    let err =
+        WorkerIdentity::resolve_remote(&Layout::snowflake(), Arc::new(two), Arc::clone(&clock))
+            .unwrap()
+            .checked(NodeCheck::new(|_| false))
+            .unwrap_err();
+    assert_eq!(err.code(), "INVALID_ARGUMENT", "{err}");
+    let err = WorkerIdentity::resolve_local_lease(&Layout::snowflake(), &dir.join("panic"), clock)
+        .unwrap()
+        .checked(NodeCheck::new(|_| panic!("the registry is down")))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("panicked (the registry is down)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

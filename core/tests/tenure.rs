@@ -195,3 +195,46 @@ fn a_remote_lease_takes_no_node_fields() {
         .unwrap_err();
     assert_eq!(err.code(), "INVALID_ARGUMENT");
 }
+
+#[test]
+fn an_offer_the_node_check_refuses_is_not_taken_up() {
+    let t = Layout::twitter();
+    let start = t.epoch_ms() + 5_000_000;
+    let clock = ManualClock::new(start);
+    let lease = Arc::new(Scripted {
+        first: vec![0, 1],
+        mark: Arc::new(MemoryMark::default()),
+        ttl_ms: 8_000,
+        tenure: Mutex::new(None),
+    });
+    let check = polyflake::NodeCheck::new(|nodes| nodes != [0, 2]);
+    let identity = WorkerIdentity::resolve_remote(&t, lease.clone(), Arc::new(clock.clone()))
+        .unwrap()
+        .checked(check)
+        .unwrap();
+    let g = Generator::builder(t.clone())
+        .identity(identity)
+        .build()
+        .unwrap();
+    let tenure = lease.tenure.lock().unwrap().clone().unwrap();
+    g.next_id().unwrap();
+    tenure.lost(0, "expired");
+    let offer = |n: u64| Claim {
+        nodes: vec![0, n],
+        mark: Arc::new(MemoryMark::default()),
+        source: format!("scripted node {n}"),
+        valid_until_ms: start + 8_000,
+    };
+    tenure.offer(offer(2));
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.code(), "LEASE_LOST");
+    assert!(
+        err.to_string()
+            .contains("refused node values [0, 2] (scripted node 2)"),
+        "{err}"
+    );
+    // Not put back: the next call has nothing to take up.
+    assert!(!g.next_id().unwrap_err().to_string().contains("[0, 2]"));
+    tenure.offer(offer(3));
+    assert_eq!(t.decode(g.next_id().unwrap()).unwrap().nodes(), &[0, 3]);
+}

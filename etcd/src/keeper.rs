@@ -61,7 +61,12 @@ impl Keeper {
         }
     }
 
-    pub(crate) fn run(self, claimed: mpsc::Sender<Result<Claim>>, stop: watch::Receiver<bool>) {
+    pub(crate) fn run(
+        self,
+        claimed: mpsc::Sender<Result<Claim>>,
+        stop: watch::Receiver<bool>,
+        refusals: tokio::sync::mpsc::UnboundedReceiver<u64>,
+    ) {
         // Everything etcd is asked runs on this thread: generator threads
         // only read what it has confirmed.
         let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -76,10 +81,15 @@ impl Keeper {
                 return;
             }
         };
-        runtime.block_on(self.serve(claimed, stop));
+        runtime.block_on(self.serve(claimed, stop, refusals));
     }
 
-    async fn serve(self, claimed: mpsc::Sender<Result<Claim>>, mut stop: watch::Receiver<bool>) {
+    async fn serve(
+        self,
+        claimed: mpsc::Sender<Result<Claim>>,
+        mut stop: watch::Receiver<bool>,
+        mut refusals: tokio::sync::mpsc::UnboundedReceiver<u64>,
+    ) {
         let s = &self.settings;
         let options = ConnectOptions::new()
             .with_connect_timeout(s.request_timeout)
@@ -90,7 +100,10 @@ impl Keeper {
         )
         .await
         {
-            Ok(Ok(mut client)) => self.claim(&mut client).await.map(|c| (client, c)),
+            Ok(Ok(mut client)) => self
+                .claim(&mut client, &HashSet::new())
+                .await
+                .map(|c| (client, c)),
             Ok(Err(e)) => Err(self.unreachable(e)),
             Err(_) => {
                 Err(self.unreachable(format!("no answer within {:?}", s.request_timeout * 2)))
@@ -111,64 +124,77 @@ impl Keeper {
         let mut stream: Option<KeepAlive> = None;
         let mut renewal = Instant::now() + s.keep_alive;
         let (mut renewals, mut drifting) = (0u64, false);
+        let mut excluded = HashSet::new();
         loop {
             let wanted = Arc::clone(&held.mark.wanted);
-            tokio::select! {
+            let refused = tokio::select! {
                 _ = stop.changed() => break,
-                () = sleep_until(renewal) => {}
+                () = sleep_until(renewal) => false,
                 () = wanted.notified() => {
                     self.extend_mark(&mut client, &held).await;
                     continue;
                 }
-            }
-            renewal = Instant::now() + s.keep_alive;
-            let sent_ms = self.clock.now_ms();
-            match timeout(
-                s.request_timeout,
-                renew(&mut client, &mut stream, held.lease_id),
-            )
-            .await
-            {
-                Ok(Ok(ttl)) if ttl > 0 => {
-                    self.tenure
-                        .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
-                    // Keep the mark a lease's length ahead, so that the
-                    // generator never waits on etcd for it.
-                    self.extend_mark(&mut client, &held).await;
-                    renewals += 1;
-                    if renewals % 10 == 0 {
-                        self.report_drift(&mut client, &held, &mut drifting).await;
+                Some(number) = refusals.recv() => {
+                    if number != held.number {
+                        continue;
                     }
-                    continue;
+                    // The application's check refused the value: free it at
+                    // once and never claim it again.
+                    excluded.insert(number);
+                    let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
+                    true
                 }
-                Ok(Ok(_)) => {
-                    self.tenure.lost(
-                        held.generation,
-                        format!(
-                            "etcd lease {:x} on node {} expired before it could be renewed",
-                            held.lease_id, held.number
-                        ),
-                    );
-                }
-                Ok(Err(why)) => {
-                    self.tenure
-                        .trouble(format!("etcd keep-alive failed: {why}"));
-                    stream = None;
-                    continue;
-                }
-                Err(_) => {
-                    self.tenure.trouble(format!(
-                        "etcd did not answer the keep-alive within {:?}",
-                        s.request_timeout
-                    ));
-                    stream = None;
-                    continue;
+            };
+            if !refused {
+                renewal = Instant::now() + s.keep_alive;
+                let sent_ms = self.clock.now_ms();
+                match timeout(
+                    s.request_timeout,
+                    renew(&mut client, &mut stream, held.lease_id),
+                )
+                .await
+                {
+                    Ok(Ok(ttl)) if ttl > 0 => {
+                        self.tenure
+                            .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
+                        // Keep the mark a lease's length ahead, so that the
+                        // generator never waits on etcd for it.
+                        self.extend_mark(&mut client, &held).await;
+                        renewals += 1;
+                        if renewals % 10 == 0 {
+                            self.report_drift(&mut client, &held, &mut drifting).await;
+                        }
+                        continue;
+                    }
+                    Ok(Ok(_)) => {
+                        self.tenure.lost(
+                            held.generation,
+                            format!(
+                                "etcd lease {:x} on node {} expired before it could be renewed",
+                                held.lease_id, held.number
+                            ),
+                        );
+                    }
+                    Ok(Err(why)) => {
+                        self.tenure
+                            .trouble(format!("etcd keep-alive failed: {why}"));
+                        stream = None;
+                        continue;
+                    }
+                    Err(_) => {
+                        self.tenure.trouble(format!(
+                            "etcd did not answer the keep-alive within {:?}",
+                            s.request_timeout
+                        ));
+                        stream = None;
+                        continue;
+                    }
                 }
             }
             // Lost: claim anew until etcd grants one or we are stopped.
             stream = None;
             loop {
-                match timeout(s.request_timeout * 4, self.claim(&mut client)).await {
+                match timeout(s.request_timeout * 4, self.claim(&mut client, &excluded)).await {
                     Ok(Ok((next, claim))) => {
                         let generation = self.tenure.offer(claim);
                         held = Held { generation, ..next };
@@ -255,7 +281,7 @@ impl Keeper {
     }
 
     /// Grants a lease and claims the lowest free node value with it.
-    async fn claim(&self, client: &mut Client) -> Result<(Held, Claim)> {
+    async fn claim(&self, client: &mut Client, excluded: &HashSet<u64>) -> Result<(Held, Claim)> {
         let s = &self.settings;
         let etcd = |e: etcd_client::Error| self.unreachable(e);
         let sent_ms = self.clock.now_ms();
@@ -279,6 +305,7 @@ impl Keeper {
         // is reported only when a listing shows every value held.
         loop {
             let (mut free, peers) = self.free(client, &range).await?;
+            free.retain(|n| !excluded.contains(n));
             if first_pass {
                 first_pass = false;
                 if let Err(e) = self.agrees_with(&peers) {
@@ -328,10 +355,18 @@ impl Keeper {
         }
         let _ = client.lease_revoke(lease_id).await;
         Err(Error::LeaseLost(format!(
-            "every one of the {} node values {range:?} of layout {} is held in etcd under {}",
+            "every one of the {} node values {range:?} of layout {} is held in etcd under {}{}",
             range.end.saturating_sub(range.start),
             self.layout.name(),
-            self.workers
+            self.workers,
+            if excluded.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " or was refused by the node check ({} of them)",
+                    excluded.len()
+                )
+            }
         )))
     }
 }

@@ -64,6 +64,8 @@ pub struct EtcdLease {
 struct Running {
     stop: watch::Sender<bool>,
     thread: JoinHandle<()>,
+    layout: Layout,
+    refusals: tokio::sync::mpsc::UnboundedSender<u64>,
 }
 
 impl fmt::Debug for EtcdLease {
@@ -150,16 +152,22 @@ impl RemoteLease for EtcdLease {
         }
         let (stop, stopped) = watch::channel(false);
         let (claimed, first) = std::sync::mpsc::channel();
+        let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
         let task = keeper::Keeper::new(self.settings.clone(), layout.clone(), clock, tenure);
         let thread = std::thread::Builder::new()
             .name("polyflake-etcd".into())
-            .spawn(move || task.run(claimed, stopped))
+            .spawn(move || task.run(claimed, stopped, refused))
             .map_err(|e| {
                 Error::LeaseLost(format!("cannot start the etcd keep-alive thread ({e})"))
             })?;
         match first.recv() {
             Ok(Ok(claim)) => {
-                *running = Some(Running { stop, thread });
+                *running = Some(Running {
+                    stop,
+                    thread,
+                    layout: layout.clone(),
+                    refusals,
+                });
                 Ok(claim)
             }
             Ok(Err(e)) => {
@@ -174,6 +182,21 @@ impl RemoteLease for EtcdLease {
             }
         }
     }
+
+    fn refused(&self, claim: Claim) -> bool {
+        self.refuse(&claim)
+    }
+}
+
+impl EtcdLease {
+    fn refuse(&self, claim: &Claim) -> bool {
+        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(running) = running.as_ref() else {
+            return false;
+        };
+        let number = polyflake::identity::join_node_number(&running.layout, &claim.nodes);
+        running.refusals.send(number).is_ok()
+    }
 }
 
 impl Drop for EtcdLease {
@@ -183,7 +206,7 @@ impl Drop for EtcdLease {
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        if let Some(Running { stop, thread }) = running {
+        if let Some(Running { stop, thread, .. }) = running {
             let _ = stop.send(true);
             let _ = thread.join();
         }

@@ -502,6 +502,50 @@ fn a_claimant_whose_clock_is_far_from_its_peers_is_refused() {
 }
 
 #[test]
+fn a_node_check_that_refuses_value_0_leads_to_value_1() {
+    let etcd = Etcd::start();
+    let prefix = prefix("check");
+    let clock = || -> Arc<dyn polyflake::Clock> { Arc::new(polyflake::MonotonicClock::new()) };
+    let lease = || Arc::new(lease(&etcd.endpoint, &prefix).node_range(0..3));
+    let not_zero = polyflake::NodeCheck::new(|nodes| nodes != [0, 0]);
+    let checked = WorkerIdentity::resolve_remote(&Layout::twitter(), lease(), clock())
+        .unwrap()
+        .checked(not_zero)
+        .unwrap();
+    assert_eq!(checked.nodes(), [0, 1]);
+    let g = Generator::builder(Layout::twitter())
+        .identity(checked)
+        .build()
+        .unwrap();
+    assert_eq!(g.node_values(), [0, 1]);
+    assert!(g.next_ids(100).is_ok());
+    // The refused value was released at once: a claimant without a check takes it.
+    let plain = WorkerIdentity::resolve_remote(&Layout::twitter(), lease(), clock()).unwrap();
+    assert_eq!(plain.nodes(), [0, 0]);
+    // A check that refuses everything ends in a clear error, and one that panics is an error.
+    let err = WorkerIdentity::resolve_remote(&Layout::twitter(), lease(), clock())
+        .unwrap()
+        .checked(polyflake::NodeCheck::new(|_| false))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("refused node values [0, 2]"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("refused by the node check"),
+        "{err}"
+    );
+    let err = WorkerIdentity::resolve_remote(&Layout::twitter(), lease(), clock())
+        .unwrap()
+        .checked(polyflake::NodeCheck::new(|_| panic!("registry down")))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("panicked (registry down)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_generator_paused_past_its_ttl_refuses_on_resume() {
     let etcd = Etcd::start();
     let prefix = prefix("pause-gen");

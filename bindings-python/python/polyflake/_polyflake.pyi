@@ -1,4 +1,4 @@
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar, Literal, final, overload
 
@@ -134,6 +134,7 @@ class Generator:
         clock: Literal["monotonic", "wall"] | ManualClock | None = None,
         on_clock_backwards: Literal["fail", "wait", "logical"] = "wait",
         max_backwards_ms: int | None = None,
+        check: Callable[[tuple[int, ...]], bool] | None = None,
     ) -> Generator: ...
     @staticmethod
     def from_etcd(
@@ -149,6 +150,7 @@ class Generator:
         clock: Literal["monotonic", "wall"] | ManualClock | None = None,
         on_clock_backwards: Literal["fail", "wait", "logical"] = "wait",
         max_backwards_ms: int | None = None,
+        check: Callable[[tuple[int, ...]], bool] | None = None,
     ) -> Generator: ...
     @property
     def identity_source(self) -> str: ...

@@ -132,6 +132,8 @@ impl GeneratorBuilder {
             mark_store = identity.mark;
             resumed_ms = identity.previous_mark_ms;
             held = identity.remote.map(|remote| Held {
+                check: remote.check,
+                admitted: AtomicU64::new(0),
                 tenure: remote.tenure,
                 switching: Mutex::new(()),
                 _lease: remote.lease,

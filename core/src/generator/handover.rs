@@ -12,6 +12,9 @@ use crate::tenure::{Claim, RemoteLease, Tenure};
 
 /// An identity held from a registry that can lapse.
 pub(super) struct Held {
+    pub(super) check: Option<crate::NodeCheck>,
+    /// The last offer the check admitted (it is asked once per offer).
+    pub(super) admitted: std::sync::atomic::AtomicU64,
     pub(super) tenure: Arc<Tenure>,
     pub(super) switching: Mutex<()>,
     /// Dropped with the generator, which stops the keep-alive and releases.
@@ -30,6 +33,31 @@ impl Generator {
             return Ok(());
         }
         let (generation, claim) = held.tenure.take_offer(now_ms).map_err(Error::LeaseLost)?;
+        if let Some(check) = held
+            .check
+            .as_ref()
+            .filter(|_| held.admitted.load(Ordering::Relaxed) != generation)
+        {
+            match check.judge(&claim.nodes, &claim.source) {
+                Ok(()) => held.admitted.store(generation, Ordering::Relaxed),
+                Err((failure, true)) => {
+                    // Asked again at the next call; the value is kept meanwhile.
+                    held.tenure.restore(generation, claim);
+                    return Err(Error::LeaseLost(format!(
+                        "{failure}; asking again at the next call"
+                    )));
+                }
+                Err((refusal, false)) => {
+                    held.tenure.discard(generation);
+                    let next = if held._lease.refused(claim) {
+                        "another is being claimed"
+                    } else {
+                        "no other will be offered"
+                    };
+                    return Err(Error::LeaseLost(format!("{refusal}; {next}")));
+                }
+            }
+        }
         let taken = claim.mark.load().and_then(|previous_ms| match previous_ms {
             Some(ms) if ms > now_ms => Err(Error::LeaseLost(format!(
                 "{} is taken up in {} ms, when the clock passes its previous holder's high-water mark",

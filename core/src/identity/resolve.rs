@@ -10,14 +10,20 @@ use std::sync::Arc;
 
 use super::env::{choose_from_env, state_dir, EnvChoice, Environment, ProcessEnvironment};
 use super::{join_node_number, ENV_STATE_FILE};
+use crate::check::NodeCheck;
 use crate::clock::Clock;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::lease::LocalLease;
 use crate::mark::{FileMark, MarkStore};
 use crate::reclaim::ReclaimingLease;
 use crate::registry::{find_connector, LeaseConnector, RegistrySettings};
+use crate::tenure::Claim;
 use crate::tenure::{RemoteLease, Tenure};
+
+/// How long [`WorkerIdentity::checked`] waits for a lease to offer another
+/// value after a refusal.
+const CHECK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A resolved worker identity: node values, where they came from, the
 /// high-water mark kept for them (already read), and the lease that holds
@@ -36,6 +42,8 @@ pub struct WorkerIdentity {
 pub(crate) struct RemoteHold {
     pub(crate) tenure: Arc<Tenure>,
     pub(crate) lease: Arc<dyn RemoteLease>,
+    /// Checks the identities the lease offers later, at take-up.
+    pub(crate) check: Option<NodeCheck>,
 }
 
 impl fmt::Debug for WorkerIdentity {
@@ -162,8 +170,56 @@ impl WorkerIdentity {
             clock,
             mark: Some(claim.mark),
             previous_mark_ms,
-            remote: Some(RemoteHold { tenure, lease }),
+            remote: Some(RemoteHold {
+                tenure,
+                lease,
+                check: None,
+            }),
         })
+    }
+
+    /// Submits the identity to the application's `check`, on this thread.
+    /// A refused leased value is released and the lease's next offer is
+    /// checked in turn (and so are the values it offers later, when the
+    /// generator takes them up); anything else refused, and a check that
+    /// fails or panics, is `INVALID_ARGUMENT`.
+    pub fn checked(mut self, check: NodeCheck) -> Result<WorkerIdentity> {
+        loop {
+            let refusal = match check.judge(&self.nodes, &self.source) {
+                Ok(()) => {
+                    if let Some(remote) = &mut self.remote {
+                        remote.check = Some(check);
+                    }
+                    return Ok(self);
+                }
+                // The check itself failed: another value would fare alike.
+                // Dropping the identity releases what it holds.
+                Err((failure, true)) => return Err(failure),
+                Err((refusal, false)) => refusal,
+            };
+            let (Some(remote), Some(mark)) = (&self.remote, &self.mark) else {
+                return Err(refusal);
+            };
+            remote.tenure.refuse_applied(&refusal.to_string());
+            let refused = Claim {
+                nodes: self.nodes.clone(),
+                mark: Arc::clone(mark),
+                source: self.source.clone(),
+                valid_until_ms: i64::MIN,
+            };
+            if !remote.lease.refused(refused) {
+                return Err(refusal);
+            }
+            let (generation, claim) = remote
+                .tenure
+                .wait_offer(CHECK_WAIT)
+                .map_err(|why| Error::LeaseLost(format!("{refusal}; {why}")))?;
+            self.previous_mark_ms = claim.mark.load()?;
+            remote.tenure.apply(generation);
+            self.nodes = claim.nodes;
+            self.source = claim.source;
+            self.mark = Some(claim.mark);
+        }
     }
 
     /// Leases from the registry named `name` through one of `connectors`

@@ -6,6 +6,7 @@ import dev.polyflake.ffi.FfiClock
 import dev.polyflake.ffi.FfiGenerator
 import dev.polyflake.ffi.FfiIdentity
 import dev.polyflake.ffi.FfiManualClock
+import dev.polyflake.ffi.FfiNodeCheck
 import dev.polyflake.ffi.FfiNodeValue
 import dev.polyflake.ffi.FfiRegistrySettings
 import java.time.Duration
@@ -131,8 +132,12 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
         /** A generator whose identity follows the environment (docs/identity.md). */
         @JvmStatic
         @JvmOverloads
-        fun fromEnv(layout: Layout, clock: Clock = Clock.Monotonic, onClockBackwards: OnClockBackwards = OnClockBackwards.Wait()): Generator =
-            Generator(create(layout, FfiIdentity.Environment, clock, onClockBackwards))
+        fun fromEnv(
+            layout: Layout,
+            clock: Clock = Clock.Monotonic,
+            onClockBackwards: OnClockBackwards = OnClockBackwards.Wait(),
+            check: ((List<Long>) -> Boolean)? = null,
+        ): Generator = Generator(create(layout, FfiIdentity.Environment, clock, onClockBackwards, check))
 
         /**
          * A generator whose identity is leased from etcd at [endpoints]; every other
@@ -153,6 +158,7 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
             nodeRange: LongRange? = null,
             clock: Clock = Clock.Monotonic,
             onClockBackwards: OnClockBackwards = OnClockBackwards.Wait(),
+            check: ((List<Long>) -> Boolean)? = null,
         ): Generator {
             fun ms(name: String, d: Duration?) = d?.let { unsigned(name, it.toMillis()) }
             val settings = FfiRegistrySettings(
@@ -164,10 +170,16 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
                 ms("requestTimeout", requestTimeout),
                 nodeRange?.let { listOf(unsigned("nodeRange", it.first), unsigned("nodeRange", it.last) + 1uL) },
             )
-            return Generator(create(layout, FfiIdentity.Registry("etcd", settings), clock, onClockBackwards))
+            return Generator(create(layout, FfiIdentity.Registry("etcd", settings), clock, onClockBackwards, check))
         }
 
-        private fun create(layout: Layout, identity: FfiIdentity, clock: Clock, backwards: OnClockBackwards): FfiGenerator {
+        private fun create(
+            layout: Layout,
+            identity: FfiIdentity,
+            clock: Clock,
+            backwards: OnClockBackwards,
+            check: ((List<Long>) -> Boolean)? = null,
+        ): FfiGenerator {
             val ffiClock = when (clock) {
                 Clock.Monotonic -> FfiClock.Monotonic
                 Clock.Wall -> FfiClock.Wall
@@ -178,7 +190,14 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
                 is OnClockBackwards.Wait -> FfiBackwards.Wait(unsigned("maxMs", backwards.maxMs))
                 OnClockBackwards.Logical -> FfiBackwards.Logical
             }
-            return mapped { FfiGenerator(layout.ffi, identity, ffiClock, ffiBackwards) }
+            // The check runs on this thread (and on the one that takes up a new lease in
+            // nextId); whatever it throws refuses with its message.
+            val ffiCheck = check?.let { decide ->
+                object : FfiNodeCheck {
+                    override fun allow(nodes: List<ULong>): Boolean = decide(nodes.map { it.toLong() })
+                }
+            }
+            return mapped { FfiGenerator(layout.ffi, identity, ffiClock, ffiBackwards, ffiCheck) }
         }
     }
 }

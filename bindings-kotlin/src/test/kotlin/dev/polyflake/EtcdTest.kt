@@ -94,4 +94,26 @@ class EtcdTest {
         val e = assertThrows<InvalidArgumentException> { Generator.fromEtcd(Layout.TWITTER, listOf(url), ttl = java.time.Duration.ofMillis(2500)) }
         assertTrue(e.message!!.contains("whole seconds"), e.message)
     }
+
+    @Test
+    fun `a check that refuses value 0 leads to value 1, and a throwing check is an exception`() {
+        val seen = mutableListOf<List<Long>>()
+        Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-check", nodeRange = 0L..2L, check = { nodes ->
+            seen.add(nodes)
+            nodes != listOf(0L, 0L)
+        }).use { g ->
+            assertEquals(mapOf("datacenter_id" to 0L, "machine_id" to 1L), g.nodeFields)
+            assertEquals(listOf(listOf(0L, 0L), listOf(0L, 1L)), seen)
+            // The refused value was released at once.
+            Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-check", nodeRange = 0L..2L).use { plain ->
+                assertEquals(mapOf("datacenter_id" to 0L, "machine_id" to 0L), plain.nodeFields)
+            }
+            assertTrue(g.nextId() > 0)
+        }
+        val err = assertThrows<InvalidArgumentException> {
+            Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-check", check = { throw IllegalStateException("registry down") })
+        }
+        assertEquals("INVALID_ARGUMENT", err.code)
+        assertTrue(err.message!!.contains("registry down"), err.message)
+    }
 }
