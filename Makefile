@@ -17,7 +17,7 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature and its tests need (protoc, the protobuf types, etcd), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-fuzz ## Every test suite, with the lints
+test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-fuzz test-dist ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd
@@ -40,6 +40,12 @@ test-kotlin: ## Kotlin/JVM: cdylib, uniffi bindings, mvn verify against the jar
 test-private-ip: ## POLYFLAKE_NODE_ID=private-ip in a network namespace (CLI, Python, Node; needs root and the artifacts of the targets before it)
 	bash scripts/test-private-ip.sh
 
+dist: deps ## The packages users install without Rust, into dist/: manylinux2014 wheel and sdist, npm tarballs, Maven repository, CLI tarball, SHA256SUMS
+	bash scripts/dist.sh
+
+test-dist: dist ## Install each dist/ artifact as a user would (no Rust on PATH) and run the golden vectors through it
+	bash scripts/test-dist.sh
+
 vectors: ## Regenerate tests/vectors/*.json from the independent model
 	$(PYTHON) tests/vectors/make_vectors.py
 
@@ -52,6 +58,7 @@ fmt: ## Format the Rust code
 lint: deps ## rustfmt, clippy (warnings as errors), and the lean default build's promises
 	bash scripts/check-lean.sh
 	$(PYTHON) scripts/readme_examples.py check
+	$(PYTHON) scripts/release_matrix.py --check
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 

@@ -3,7 +3,29 @@
 // shapes that are cheaper to build in JavaScript than across the FFI, and
 // JSON helpers. Every rule lives in the Rust core; nothing here decides.
 
-const native = require('./index.js')
+const native = loadNative()
+
+/** The generated loader, whose failure names what is missing and what to do. */
+function loadNative() {
+  try {
+    return require('./index.js')
+  } catch (cause) {
+    const { platform, arch } = process
+    const libc = platform !== 'linux' ? '' : process.report?.getReport?.().header?.glibcVersionRuntime ? 'gnu' : 'musl'
+    const abi = platform === 'win32' ? 'msvc' : libc
+    const name = ['polyflake', platform, arch, abi].filter(Boolean).join('-')
+    const err = new Error(
+      `polyflake has no native addon for ${platform} ${arch}${libc ? ` (${libc === 'gnu' ? 'glibc' : 'musl'})` : ''}: ` +
+        `its package ${name} is not installed. npm installs it as an optional dependency of polyflake, unless ` +
+        'optional dependencies are skipped (--omit=optional, --no-optional, a lockfile from another platform): ' +
+        `reinstall with them, or add ${name} yourself. Prebuilt packages exist for linux-x64-gnu (glibc >= 2.17); ` +
+        'elsewhere build from source with Rust: `npx napi build --platform --release` in bindings-node of the repository.',
+      { cause },
+    )
+    err.code = 'ERR_POLYFLAKE_NO_ADDON'
+    throw err
+  }
+}
 
 // The preset names come from the core; each is also a static property.
 const PRESETS = Object.freeze(native.Layout.presetNames())

@@ -43,7 +43,8 @@ class Layout internal constructor(internal val ffi: FfiLayout) {
         @JvmField val INSTAGRAM = preset("instagram")
         @JvmField val SONYFLAKE = preset("sonyflake")
 
-        /** The preset names. */
+        /** The preset names (Java: `Layout.getPRESETS()`). */
+        @JvmStatic
         val PRESETS: List<String> get() = dev.polyflake.ffi.presetNames()
 
         @JvmStatic

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# make test-dist: installs each artifact of dist/ the way a user would, with
+# cargo and rustc off PATH (except the sdist, which builds with Rust), and runs
+# the golden vectors through the installed package:
+#   - the wheel into a fresh venv; the sdist into another (built from source);
+#   - the npm tarballs into a fresh npm project (and the main one alone, whose
+#     loader must say which platform package is missing);
+#   - the jar into a fresh Maven project that depends on it from dist/maven;
+#   - the CLI from its tarball.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+dist="$root/dist"
+[ -f "$dist/SHA256SUMS" ] || { echo "test-dist: run make dist first" >&2; exit 1; }
+(cd "$dist" && sha256sum --quiet -c SHA256SUMS)
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
+vectors="$root/tests/vectors"
+scratch="$work/test-dist"
+rm -rf "$scratch" && mkdir -p "$scratch"
+# A user's PATH: no Rust toolchain.
+no_rust=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e '/\.cargo/bin' -e '/\.rustup' | paste -sd: -)
+if PATH="$no_rust" command -v cargo >/dev/null || PATH="$no_rust" command -v rustc >/dev/null; then
+    echo "test-dist: cargo or rustc is still on the PATH without Rust" >&2
+    exit 1
+fi
+user() { PATH="$no_rust" "$@"; }
+
+echo "test-dist: the wheel"
+user python3 -m venv "$scratch/wheel"
+user "$scratch/wheel/bin/pip" install -q --disable-pip-version-check "$dist"/python/*.whl pytest
+(cd "$root/bindings-python/tests" && user "$scratch/wheel/bin/python" -m pytest -q -p no:cacheprovider test_vectors.py)
+
+echo "test-dist: the sdist, built from source with Rust alone"
+python3 -m venv "$scratch/sdist"
+# Its own cargo target directory: a build from the sources in the tarball alone.
+env -u CARGO_TARGET_DIR "$scratch/sdist/bin/pip" install -q --disable-pip-version-check --no-cache-dir "$dist/python/polyflake-$version.tar.gz" pytest
+(cd "$root/bindings-python/tests" && user "$scratch/sdist/bin/python" -m pytest -q -p no:cacheprovider test_vectors.py)
+
+echo "test-dist: the npm packages"
+project="$scratch/npm"
+mkdir -p "$project/test"
+(cd "$project" && user npm init -y >/dev/null &&
+    user npm install --no-audit --no-fund --loglevel=error "$dist/npm/polyflake-$version.tgz" \
+        "$dist/npm/polyflake-linux-x64-gnu-$version.tgz")
+sed "s|new URL('../../tests/vectors/', import.meta.url)|new URL('file://$vectors/')|" \
+    "$root/bindings-node/__test__/vectors.mjs" > "$project/test/vectors.mjs"
+cp "$root/bindings-node/__test__/vectors.test.mjs" "$project/test/"
+(cd "$project" && POLYFLAKE_PACKAGE_DIR=node_modules/polyflake user node --test test/ >/dev/null && user node -e "
+  const p = require('polyflake')
+  if (typeof p.Generator.fromEnv !== 'function' || p.decode(175928847299117063n, 'discord').workerId !== 1) process.exit(1)
+  console.log('npm: require(\"polyflake\") works; vectors passed')")
+# The main package without its platform package: the loader says what is missing.
+alone="$scratch/npm-alone"
+mkdir -p "$alone"
+(cd "$alone" && user npm init -y >/dev/null &&
+    user npm install --no-audit --no-fund --loglevel=error --omit=optional "$dist/npm/polyflake-$version.tgz")
+if message=$(cd "$alone" && user node -e "require('polyflake')" 2>&1); then
+    echo "test-dist: polyflake loaded without its platform package" >&2
+    exit 1
+fi
+case "$message" in
+    *"polyflake-linux-x64-gnu"*"linux"*"x64"*) ;;
+    *) echo "test-dist: the loader's error does not name the platform package: $message" >&2; exit 1 ;;
+esac
+
+echo "test-dist: the jar, from a Maven project that depends on it"
+cp -r "$root/scripts/dist-consumer" "$scratch/maven"
+(cd "$scratch/maven" && user mvn -B -q -ntp -Dmaven.repo.local="$scratch/m2" -Ddist.repo="$dist/maven" package &&
+    user java -cp "target/classes:target/dependency/*" example.VectorsCheck "$vectors")
+
+echo "test-dist: the CLI tarball"
+mkdir -p "$scratch/cli"
+tar -C "$scratch/cli" -xzf "$dist/cli/polyflake-$version-x86_64-unknown-linux-gnu.tar.gz"
+cli="$scratch/cli/polyflake-$version-x86_64-unknown-linux-gnu/polyflake"
+user python3 - "$cli" "$vectors" <<'PY'
+import json, subprocess, sys
+cli, vectors = sys.argv[1], sys.argv[2]
+cases = [c for c in json.load(open(f"{vectors}/compose.json"))["cases"]
+         if c["layout"] in ("twitter", "snowflake", "discord", "instagram", "sonyflake")]
+for c in cases:
+    out = subprocess.run([cli, "decode", c["id"], "--layout", c["layout"], "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    got = json.loads(out)
+    assert str(got["timestamp_ms"]) == c["timestamp_ms"] and str(got["sequence"]) == c["sequence"], (c, got)
+    for field, value in c["nodes"].items():
+        assert str(got[field]) == value, (c, got)
+print(f"cli: {len(cases)} decode vectors")
+PY
+echo "test-dist: every artifact installed and passed the golden vectors"
