@@ -29,7 +29,8 @@ if [ ! -x "$venv/bin/maturin" ]; then
 fi
 # cargo-zigbuild finds zig as `python3 -m ziglang`: the venv's python first.
 export PATH="$venv/bin:$PATH"
-if [ "$(cargo zigbuild --version 2>/dev/null)" != "cargo-zigbuild 0.24.1" ]; then
+# cargo finds the subcommand in $CARGO_HOME/bin, where `cargo install` puts it.
+if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild 0.24.1" ]; then
     cargo install --quiet --locked cargo-zigbuild --version 0.24.1
 fi
 
