@@ -74,8 +74,9 @@ py_json=$("$venv/bin/python" - "${ids[0]}" <<'PY'
 import sys, polyflake
 p = polyflake.decode(int(sys.argv[1]), "twitter")
 print(polyflake.dumps({"id": p.id, "layout": p.layout.name, **{"timestamp_ms": p.timestamp_ms,
-      "time": p.datetime.isoformat(timespec="milliseconds").replace("+00:00", "Z")},
-      **{k: v for k, v in p._asdict().items() if k != "timestamp_ms"}}, separators=(",", ":")))
+      "time": p.time.isoformat(timespec="milliseconds").replace("+00:00", "Z")},
+      **{k: v for k, v in p._asdict().items() if k != "timestamp_ms"}}, separators=(",", ":"),
+      id_keys=["id"]))  # node fields such as machine_id are numbers here, not IDs
 PY
 )
 echo "python:   $py_json"
@@ -85,7 +86,7 @@ node_json=$(node -e '
 const pf = require("./bindings-node/polyflake.js")
 const p = pf.decode(BigInt(process.argv[1]), "twitter")
 const snake = (k) => k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase())
-const out = { id: p.id, layout: "twitter", timestamp_ms: p.timestampMs, time: p.date.toISOString() }
+const out = { id: p.id, layout: "twitter", timestamp_ms: p.timestampMs, time: p.time.toISOString() }
 for (const k of pf.Layout.TWITTER.fieldNames) out[snake(k)] = p[k]
 out.sequence = p.sequence
 console.log(JSON.stringify(out, pf.jsonReplacer))' "${ids[0]}")
@@ -96,7 +97,7 @@ cp=$(cat "$work/kotlin-cp.txt")
 cat > "$work/demo.jsh" <<JSH
 var p = dev.polyflake.Polyflake.decode(Long.parseUnsignedLong("${ids[0]}"), dev.polyflake.Layout.TWITTER);
 var f = p.getNodes();
-var time = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC).format(p.getInstant());
+var time = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC).format(p.getTime());
 System.out.println("{\"id\":\"" + Long.toUnsignedString(p.getId()) + "\",\"layout\":\"twitter\",\"timestamp_ms\":" + p.getTimestampMs() + ",\"time\":\"" + time + "\",\"datacenter_id\":" + f.get("datacenter_id") + ",\"machine_id\":" + f.get("machine_id") + ",\"sequence\":" + p.getSequence() + "}");
 /exit
 JSH
