@@ -6,10 +6,17 @@ source "$(dirname "$0")/lib.sh"
 readme="$work/readme-cli"
 rm -rf "$readme"
 python3 "$root/scripts/readme_examples.py" extract sh "$readme"
-cargo build -q -p polyflake-cli
+cargo build -q -p polyflake-cli --features serve
 for example in "$readme"/*.sh; do
     state=$(mktemp -d)
-    POLYFLAKE_STATE_DIR="$state" PATH="$cargo_target/debug:$PATH" bash -euo pipefail "$example" >/dev/null
+    # A session of its own: what an example leaves running (the service) is stopped with it.
+    POLYFLAKE_STATE_DIR="$state" PATH="$cargo_target/debug:$PATH" setsid bash -euo pipefail "$example" >/dev/null &
+    pid=$!
+    status=0
+    wait "$pid" || status=$?
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    sleep 0.2
     rm -rf "$state"
+    [ "$status" = 0 ] || { echo "README example $example failed ($status)" >&2; exit 1; }
 done
 echo "README command-line examples ran"

@@ -1,6 +1,8 @@
 //! `polyflake`: mint, compose, decode and convert Snowflake IDs.
 
 mod render;
+#[cfg(feature = "serve")]
+mod serve;
 mod time;
 
 use std::io::{BufWriter, IsTerminal, Write};
@@ -33,6 +35,30 @@ enum Command {
     Convert(ConvertArgs),
     /// The preset layouts: epochs, widths, ranges, and when each runs out.
     Layouts,
+    /// The ID service: batches over HTTP, the composer page, health, readiness and metrics.
+    #[cfg(feature = "serve")]
+    Serve(ServeArgs),
+}
+
+/// The service's settings, from flags or the environment.
+#[cfg(feature = "serve")]
+#[derive(Args)]
+struct ServeArgs {
+    /// The preset layout IDs are issued in.
+    #[arg(long, env = "POLYFLAKE_LAYOUT", default_value = "twitter")]
+    layout: String,
+    /// Where to listen.
+    #[arg(long, env = "POLYFLAKE_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: std::net::SocketAddr,
+}
+
+/// The worker identity follows the environment (an etcd lease with
+/// `POLYFLAKE_ETCD_ENDPOINTS`; docs/identity.md).
+#[cfg(feature = "serve")]
+fn serve(args: ServeArgs) -> Result<(), String> {
+    let layout = layout(&args.layout)?;
+    let generator = Generator::from_env_with(layout, CONNECTORS).map_err(|e| e.to_string())?;
+    serve::run(generator, args.listen)
 }
 
 #[derive(Args)]
@@ -235,16 +261,7 @@ fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
         .decode(id)
         .map_err(|e| format!("ID {}: {e}", args.id))?;
     let text = if args.json {
-        let mut object = Map::new();
-        object.insert("id".into(), json!(id.to_string()));
-        object.insert("layout".into(), json!(layout.name()));
-        object.insert("timestamp_ms".into(), json!(parts.timestamp_ms));
-        object.insert("time".into(), json!(time::iso(parts.timestamp_ms)));
-        for (name, value) in parts.fields(&layout) {
-            object.insert(name.into(), json!(value));
-        }
-        object.insert("sequence".into(), json!(parts.sequence));
-        format!("{}\n", Value::Object(object))
+        format!("{}\n", decoded(&layout, id, &parts))
     } else {
         let mut rows = vec![
             ("id".to_owned(), id.to_string()),
@@ -268,6 +285,20 @@ fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
         text
     };
     out.write_all(text.as_bytes()).map_err(output_error)
+}
+
+/// A decoded ID as one flat JSON object, the ID as a string (`decode --json`, the service).
+fn decoded(layout: &Layout, id: u64, parts: &polyflake::Parts) -> Value {
+    let mut object = Map::new();
+    object.insert("id".into(), json!(id.to_string()));
+    object.insert("layout".into(), json!(layout.name()));
+    object.insert("timestamp_ms".into(), json!(parts.timestamp_ms));
+    object.insert("time".into(), json!(time::iso(parts.timestamp_ms)));
+    for (name, value) in parts.fields(layout) {
+        object.insert(name.into(), json!(value));
+    }
+    object.insert("sequence".into(), json!(parts.sequence));
+    Value::Object(object)
 }
 
 fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
@@ -333,6 +364,8 @@ fn main() -> ExitCode {
         Command::Layouts => out
             .write_all(render::layouts().as_bytes())
             .map_err(output_error),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve(args),
     };
     match result.and_then(|()| out.flush().map_err(output_error)) {
         Ok(()) => ExitCode::SUCCESS,

@@ -207,6 +207,41 @@ impl Generator {
         self.clock.shared()
     }
 
+    /// Whether an ID could be issued now without refusing: the lease (if
+    /// any) holds, taking up a new identity offered meanwhile, and the clock
+    /// is not further behind the last issued tick than the backwards policy
+    /// allows. For readiness probes; `next_id` checks the same on every call.
+    pub fn ready(&self) -> Result<()> {
+        let now_ms = self.clock.now_ms();
+        if let Some(held) = &self.held {
+            if now_ms >= held.tenure.valid_until_ms() {
+                self.take_up_claim(held, now_ms)?;
+            }
+        }
+        let state = self.state.0.load(Ordering::Acquire);
+        if state == NONE {
+            return Ok(());
+        }
+        let last = state >> self.layout.sequence_bits();
+        let behind_ms = self.layout.timestamp_of(last).saturating_sub(now_ms);
+        if behind_ms <= 0 || (last == self.resume_ticks && behind_ms as u64 <= self.resume_grace_ms)
+        {
+            return Ok(());
+        }
+        let allowed_ms = match self.policy {
+            BackwardsPolicy::Fail => 0,
+            BackwardsPolicy::Wait { max_ms } => max_ms,
+            BackwardsPolicy::Logical => return Ok(()),
+        };
+        if behind_ms as u64 <= allowed_ms {
+            return Ok(());
+        }
+        Err(Error::ClockMovedBackwards {
+            behind_ms: behind_ms as u64,
+            allowed_ms,
+        })
+    }
+
     /// The Unix millisecond of the tick of the last issued ID, if any.
     pub fn last_timestamp_ms(&self) -> Option<i64> {
         let state = self.state.0.load(Ordering::Acquire);

@@ -1,0 +1,373 @@
+//! `polyflake serve` (cargo feature `serve`): the ID service. One generator,
+//! its identity from the environment (an etcd lease in production), handing
+//! out IDs over HTTP as decimal strings; readiness follows the lease and the
+//! clock; SIGTERM drains requests and releases the lease.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use polyflake::{Encoding, Error, Generator, Layout};
+use serde_json::{json, Map, Value};
+
+use crate::{decoded, time};
+
+/// The most IDs one request may ask for.
+pub const MAX_COUNT: u64 = 100_000;
+
+/// Upper bounds of the request-latency histogram, in seconds.
+const BUCKETS: [f64; 10] = [
+    0.000_1, 0.000_25, 0.000_5, 0.001, 0.002, 0.005, 0.01, 0.05, 0.25, 1.0,
+];
+
+#[derive(Default)]
+struct Metrics {
+    ids: AtomicU64,
+    batches: AtomicU64,
+    refused: AtomicU64,
+    requests: AtomicU64,
+    /// Cumulative counts per bucket, then the sum in microseconds.
+    latency: [AtomicU64; BUCKETS.len()],
+    latency_us: AtomicU64,
+}
+
+struct App {
+    generator: Generator,
+    layout: Layout,
+    metrics: Metrics,
+}
+
+/// `{ "code": ..., "message": ... }` with 503 while this replica must not
+/// issue (lease or clock), else 400.
+fn failure(e: &Error) -> Response {
+    let status = match e.code() {
+        "LEASE_LOST" | "CLOCK_MOVED_BACKWARDS" => StatusCode::SERVICE_UNAVAILABLE,
+        "STATE_IO" => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    let mut body = json!({ "code": e.code(), "message": e.to_string() });
+    if let Error::FieldOutOfRange { field, max, .. } = e {
+        body["field"] = json!(field);
+        body["max"] = json!(max.to_string());
+    }
+    (status, Json(body)).into_response()
+}
+
+fn invalid(message: String) -> Response {
+    failure(&Error::InvalidArgument(message))
+}
+
+async fn ids(
+    State(app): State<Arc<App>>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if let Some(other) = query.keys().find(|k| k.as_str() != "count") {
+        return invalid(format!("unknown query parameter {other:?}: only count"));
+    }
+    let count = match query.get("count").map(|c| c.parse::<u64>()) {
+        None => 1,
+        Some(Ok(n)) if (1..=MAX_COUNT).contains(&n) => n,
+        Some(Ok(0)) => return invalid("count must be at least 1".into()),
+        Some(Ok(n)) => {
+            return failure(&Error::FieldOutOfRange {
+                field: "count".into(),
+                value: n,
+                max: MAX_COUNT,
+            })
+        }
+        Some(Err(_)) => {
+            return invalid(format!(
+                "count must be a whole number from 1 to {MAX_COUNT}"
+            ))
+        }
+    };
+    // A batch can wait for several ticks: off the async workers.
+    let worker = Arc::clone(&app);
+    let issued = if count == 1 {
+        app.generator.next_id().map(|id| vec![id])
+    } else {
+        match tokio::task::spawn_blocking(move || worker.generator.next_ids(count as usize)).await {
+            Ok(result) => result,
+            Err(e) => Err(Error::InvalidArgument(format!("the batch failed: {e}"))),
+        }
+    };
+    match issued {
+        Ok(ids) => {
+            app.metrics.ids.fetch_add(count, Ordering::Relaxed);
+            app.metrics.batches.fetch_add(1, Ordering::Relaxed);
+            let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
+            Json(json!({ "ids": ids })).into_response()
+        }
+        Err(e) => {
+            app.metrics.refused.fetch_add(1, Ordering::Relaxed);
+            failure(&e)
+        }
+    }
+}
+
+async fn decode(
+    State(app): State<Arc<App>>,
+    Path(text): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if let Some(other) = query
+        .keys()
+        .find(|k| !matches!(k.as_str(), "encoding" | "layout"))
+    {
+        return invalid(format!(
+            "unknown query parameter {other:?}: only encoding and layout"
+        ));
+    }
+    let layout = match query.get("layout").map(|name| Layout::preset(name)) {
+        None => app.layout.clone(),
+        Some(Ok(layout)) => layout,
+        Some(Err(e)) => return failure(&e),
+    };
+    let encoding =
+        match Encoding::from_name(query.get("encoding").map_or("decimal", String::as_str)) {
+            Ok(e) if e.is_binary() => {
+                return invalid("encoding bytes does not travel in a URL: use hex".into())
+            }
+            Ok(e) => e,
+            Err(e) => return failure(&e),
+        };
+    match encoding
+        .parse(text.as_bytes())
+        .and_then(|id| Ok((id, layout.decode(id)?)))
+    {
+        Ok((id, parts)) => Json(decoded(&layout, id, &parts)).into_response(),
+        Err(e) => failure(&e),
+    }
+}
+
+/// `{ "layout"?: preset, "timestamp": ms | "ms" | ISO-8601 | omitted (now), "sequence": n,
+/// <node field>: n }`; the service's layout unless another preset is named.
+async fn compose(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
+    let Ok(Value::Object(body)) = serde_json::from_slice::<Value>(&body) else {
+        return invalid(
+            "the body must be a JSON object: timestamp, sequence and the node fields".into(),
+        );
+    };
+    // A field's value: a JSON number, or its decimal string.
+    let number = |name: &str, value: &Value| -> Result<u64, String> {
+        match value {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+                s.parse().ok()
+            }
+            _ => None,
+        }
+        .ok_or_else(|| {
+            format!("{name} must be a non-negative whole number (or its decimal string)")
+        })
+    };
+    let timestamp = match body.get("timestamp") {
+        None | Some(Value::Null) => time::now_ms(),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(ms) => ms,
+            None => return invalid("timestamp must be whole Unix milliseconds".into()),
+        },
+        Some(Value::String(s)) => match time::parse_timestamp(s) {
+            Ok(ms) => ms,
+            Err(e) => return invalid(e.replacen("--timestamp", "timestamp", 1)),
+        },
+        Some(_) => return invalid("timestamp must be Unix milliseconds or ISO-8601".into()),
+    };
+    let layout = match body.get("layout") {
+        None => app.layout.clone(),
+        Some(Value::String(name)) => match Layout::preset(name) {
+            Ok(layout) => layout,
+            Err(e) => return failure(&e),
+        },
+        Some(_) => return invalid("layout must be a preset's name".into()),
+    };
+    let mut sequence = 0;
+    let mut fields = Vec::new();
+    for (name, value) in &body {
+        match name.as_str() {
+            "timestamp" | "layout" => {}
+            "sequence" => match number(name, value) {
+                Ok(n) => sequence = n,
+                Err(why) => return invalid(why),
+            },
+            field => match number(field, value) {
+                Ok(n) => fields.push((field, n)),
+                Err(why) => return invalid(why),
+            },
+        }
+    }
+    let layout = &layout;
+    let composed = layout
+        .node_values(fields)
+        .and_then(|nodes| layout.compose(timestamp, sequence, &nodes[..layout.node_fields().len()]))
+        .and_then(|id| Ok((id, layout.decode(id)?)));
+    match composed {
+        Ok((id, parts)) => {
+            let mut out = decoded(layout, id, &parts);
+            let encodings: Map<String, Value> = Encoding::ALL
+                .iter()
+                .filter(|e| !e.is_binary())
+                .map(|e| (e.name().to_owned(), json!(e.encode(id).to_string())))
+                .collect();
+            let segments: Vec<Value> = layout
+                .explain(id)
+                .unwrap_or_default()
+                .iter()
+                .map(|s| json!({ "name": s.name, "kind": s.kind.name(), "msb": s.msb, "lsb": s.lsb, "value": s.value.to_string(), "bits": s.bits() }))
+                .collect();
+            if let Value::Object(map) = &mut out {
+                map.insert("encodings".into(), Value::Object(encodings));
+                map.insert("segments".into(), Value::Array(segments));
+            }
+            Json(out).into_response()
+        }
+        Err(e) => failure(&e),
+    }
+}
+
+async fn layouts() -> Json<Value> {
+    let all: Vec<Value> = polyflake::PRESETS
+        .iter()
+        .filter_map(|name| Layout::preset(name).ok())
+        .map(|l| {
+            json!({
+                "name": l.name(),
+                "epoch_ms": l.epoch_ms(),
+                "tick_ms": l.tick_ms(),
+                "time_bits": l.time_bits(),
+                "sequence_bits": l.sequence_bits(),
+                "max_sequence": l.max_sequence(),
+                "nodes": l.node_fields().iter().map(|f| json!({ "name": f.name(), "bits": f.bits(), "max": f.max() })).collect::<Vec<_>>(),
+                "runs_out": time::iso(l.max_timestamp_ms()),
+            })
+        })
+        .collect();
+    Json(json!({ "layouts": all }))
+}
+
+async fn ready(State(app): State<Arc<App>>) -> Response {
+    match app.generator.ready() {
+        Ok(()) => (StatusCode::OK, "ready\n").into_response(),
+        Err(e) => failure(&e),
+    }
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    let m = &app.metrics;
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    let mut text = format!(
+        "# HELP polyflake_ids_issued_total IDs handed out.\n# TYPE polyflake_ids_issued_total counter\npolyflake_ids_issued_total {}\n\
+         # HELP polyflake_batches_total Successful /v1/ids requests.\n# TYPE polyflake_batches_total counter\npolyflake_batches_total {}\n\
+         # HELP polyflake_refusals_total /v1/ids requests refused (lease or clock).\n# TYPE polyflake_refusals_total counter\npolyflake_refusals_total {}\n\
+         # HELP polyflake_ready 1 while the lease holds and the clock is within policy.\n# TYPE polyflake_ready gauge\npolyflake_ready {}\n\
+         # HELP polyflake_request_seconds Request latency.\n# TYPE polyflake_request_seconds histogram\n",
+        load(&m.ids),
+        load(&m.batches),
+        load(&m.refused),
+        u8::from(app.generator.ready().is_ok()),
+    );
+    for (bound, count) in BUCKETS.iter().zip(&m.latency) {
+        text.push_str(&format!(
+            "polyflake_request_seconds_bucket{{le=\"{bound}\"}} {}\n",
+            load(count)
+        ));
+    }
+    text.push_str(&format!(
+        "polyflake_request_seconds_bucket{{le=\"+Inf\"}} {0}\npolyflake_request_seconds_sum {1}\npolyflake_request_seconds_count {0}\n",
+        load(&m.requests),
+        load(&m.latency_us) as f64 / 1e6,
+    ));
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
+async fn timed(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let response = next.run(request).await;
+    let took = started.elapsed();
+    let m = &app.metrics;
+    m.requests.fetch_add(1, Ordering::Relaxed);
+    m.latency_us
+        .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    for (bound, count) in BUCKETS.iter().zip(&m.latency) {
+        if took.as_secs_f64() <= *bound {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    response
+}
+
+fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(|| async { Html(include_str!("page.html")) }))
+        .route("/v1/ids", get(ids))
+        .route("/v1/ids/{id}", get(decode))
+        .route("/v1/compose", post(compose))
+        .route("/v1/layouts", get(layouts))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready))
+        .route("/metrics", get(metrics))
+        .fallback(|| async {
+            invalid("no such endpoint: see /v1/ids, /v1/ids/{id}, /v1/compose, /v1/layouts".into())
+        })
+        .layer(middleware::from_fn_with_state(Arc::clone(&app), timed))
+        .with_state(app)
+}
+
+/// Serves until SIGTERM or SIGINT, then finishes the requests in flight and
+/// drops the generator, which releases its lease.
+pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), String> {
+    let layout = generator.layout().clone();
+    let app = Arc::new(App {
+        generator,
+        layout,
+        metrics: Metrics::default(),
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    let served = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| format!("--listen {listen}: {e}"))?;
+        eprintln!(
+            "polyflake: serving layout {} on http://{} (identity: {})",
+            app.layout.name(),
+            listener.local_addr().map_err(|e| e.to_string())?,
+            app.generator.identity_source()
+        );
+        axum::serve(listener, router(Arc::clone(&app)))
+            .with_graceful_shutdown(stopped())
+            .await
+            .map_err(|e| e.to_string())
+    });
+    drop(runtime);
+    // The last reference: dropping it releases the lease at once.
+    drop(app);
+    eprintln!("polyflake: stopped; the worker identity is released");
+    served
+}
+
+async fn stopped() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        _ => std::future::pending::<()>().await,
+    }
+}

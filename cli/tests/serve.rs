@@ -1,0 +1,314 @@
+//! `polyflake serve` as a real process: the API against the golden vectors,
+//! bad input on every endpoint, replicas on a real etcd, and SIGTERM.
+#![cfg(feature = "serve")]
+
+mod common;
+#[path = "../../etcd/tests/support/mod.rs"]
+mod support;
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+struct Server {
+    child: Child,
+    port: u16,
+    _state: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn temp_dir(name: &str) -> TempDir {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir =
+        std::env::temp_dir().join(format!("polyflake-serve-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+impl Server {
+    fn start(env: &[(&str, &str)]) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let state = temp_dir("state");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_polyflake"));
+        command
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .env("POLYFLAKE_STATE_DIR", &state.0)
+            .env_remove("POLYFLAKE_NODE_ID")
+            .env_remove("POLYFLAKE_ETCD_ENDPOINTS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("polyflake serve starts");
+        // The first stderr line says it serves (or why not).
+        let mut line = String::new();
+        BufReader::new(child.stderr.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.contains("serving layout"), "{line}");
+        Server {
+            child,
+            port,
+            _state: state,
+        }
+    }
+
+    fn http(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let body = body.unwrap_or("");
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let status = answer[9..12].parse().unwrap();
+        let text = answer
+            .split_once("\r\n\r\n")
+            .map_or("", |(_, b)| b)
+            .to_owned();
+        (status, text)
+    }
+
+    fn json(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+        let (status, text) = self.http(method, path, body);
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: {text}")),
+        )
+    }
+
+    fn ids(&self, count: u64) -> Vec<u64> {
+        let (status, body) = self.json("GET", &format!("/v1/ids?count={count}"), None);
+        assert_eq!(status, 200, "{body}");
+        body["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().parse().unwrap())
+            .collect()
+    }
+
+    fn issued(&self) -> u64 {
+        let (_, text) = self.http("GET", "/metrics", None);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("polyflake_ids_issued_total "))
+            .unwrap();
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    }
+
+    /// SIGTERM, then the exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        support::signal(self.child.id(), "TERM");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "no exit within 15 s of SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn vectors(name: &str) -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/");
+    serde_json::from_str(&std::fs::read_to_string(format!("{path}{name}")).unwrap()).unwrap()
+}
+
+const PRESETS: [&str; 5] = ["twitter", "snowflake", "discord", "instagram", "sonyflake"];
+
+#[test]
+fn the_api_answers_the_golden_vectors() {
+    let server = Server::start(&[]);
+    let mut checked = 0;
+    for case in vectors("compose.json")["cases"].as_array().unwrap() {
+        let layout = case["layout"].as_str().unwrap();
+        if !PRESETS.contains(&layout) {
+            continue;
+        }
+        let id = case["id"].as_str().unwrap();
+        let (status, decoded) = server.json("GET", &format!("/v1/ids/{id}?layout={layout}"), None);
+        assert_eq!(status, 200, "{decoded}");
+        common::assert_decoded(&decoded, case);
+        let mut body = json!({ "layout": layout, "timestamp": case["timestamp_ms"], "sequence": case["sequence"] });
+        for (field, value) in case["nodes"].as_object().unwrap() {
+            body[field] = value.clone();
+        }
+        let (status, composed) = server.json("POST", "/v1/compose", Some(&body.to_string()));
+        assert_eq!(status, 200, "{composed}");
+        assert_eq!(composed["id"], json!(id));
+        checked += 1;
+    }
+    assert!(checked > 10, "{checked} vectors");
+    for case in vectors("encodings.json")["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(20)
+    {
+        let id = case["id"].as_str().unwrap();
+        for encoding in ["hex", "base58", "crockford32", "base2"] {
+            let text = case[encoding].as_str().unwrap();
+            let (status, decoded) = server.json(
+                "GET",
+                &format!("/v1/ids/{text}?encoding={encoding}&layout=instagram"),
+                None,
+            );
+            assert_eq!(
+                (status, decoded["id"].as_str()),
+                (200, Some(id)),
+                "{encoding} {text}"
+            );
+        }
+    }
+    // The seeds' worked example, ISO-8601 and an omitted timestamp.
+    let (_, example) = server.json(
+        "POST",
+        "/v1/compose",
+        Some(r#"{"timestamp": "2010-11-04T01:42:55.657Z", "datacenter_id": 1, "machine_id": 1, "sequence": 0}"#),
+    );
+    assert_eq!(example["id"], json!("4194439168"));
+    let (status, now) = server.json(
+        "POST",
+        "/v1/compose",
+        Some(r#"{"datacenter_id": 0, "machine_id": 0}"#),
+    );
+    assert_eq!(status, 200, "{now}");
+    let ids = server.ids(100_000);
+    assert_eq!(ids.len(), 100_000);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(server.issued(), 100_000);
+    let (status, layouts) = server.json("GET", "/v1/layouts", None);
+    assert_eq!(status, 200);
+    assert_eq!(layouts["layouts"].as_array().unwrap().len(), PRESETS.len());
+    assert_eq!(server.http("GET", "/healthz", None).0, 200);
+    assert_eq!(server.http("GET", "/readyz", None).0, 200);
+    let (_, page) = server.http("GET", "/", None);
+    assert!(page.contains("polyflake composer"));
+    assert!(server.stop().success());
+}
+
+#[test]
+fn bad_input_on_every_endpoint_is_400_with_a_code_and_issues_nothing() {
+    let server = Server::start(&[]);
+    let bad: [(&str, &str, Option<&str>, &str); 16] = [
+        ("GET", "/v1/ids?count=0", None, "INVALID_ARGUMENT"),
+        ("GET", "/v1/ids?count=100001", None, "FIELD_OUT_OF_RANGE"),
+        ("GET", "/v1/ids?count=-1", None, "INVALID_ARGUMENT"),
+        ("GET", "/v1/ids?count=1.5", None, "INVALID_ARGUMENT"),
+        ("GET", "/v1/ids?n=5", None, "INVALID_ARGUMENT"),
+        ("GET", "/v1/ids/12x", None, "INVALID_ENCODING"),
+        ("GET", "/v1/ids/1?encoding=base99", None, "INVALID_ARGUMENT"),
+        ("GET", "/v1/ids/1?encoding=bytes", None, "INVALID_ARGUMENT"),
+        ("GET", "/v1/ids/1?layout=nope", None, "INVALID_LAYOUT"),
+        (
+            "GET",
+            "/v1/ids/18446744073709551615?layout=twitter",
+            None,
+            "FIELD_OUT_OF_RANGE",
+        ),
+        ("POST", "/v1/compose", Some("not json"), "INVALID_ARGUMENT"),
+        ("POST", "/v1/compose", Some("[1]"), "INVALID_ARGUMENT"),
+        (
+            "POST",
+            "/v1/compose",
+            Some(r#"{"datacenter_id": 1, "machine_id": 40}"#),
+            "FIELD_OUT_OF_RANGE",
+        ),
+        (
+            "POST",
+            "/v1/compose",
+            Some(r#"{"timestamp": "yesterday", "datacenter_id": 1, "machine_id": 1}"#),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "POST",
+            "/v1/compose",
+            Some(r#"{"datacenter_id": 1, "machine_id": 1, "sequence": -1}"#),
+            "INVALID_ARGUMENT",
+        ),
+        ("GET", "/v2/nothing", None, "INVALID_ARGUMENT"),
+    ];
+    for (method, path, body, code) in bad {
+        let (status, answer) = server.json(method, path, body);
+        assert_eq!(status, 400, "{method} {path}: {answer}");
+        assert_eq!(answer["code"], json!(code), "{method} {path}: {answer}");
+        assert!(!answer["message"].as_str().unwrap().is_empty());
+    }
+    let (_, out_of_range) = server.json(
+        "POST",
+        "/v1/compose",
+        Some(r#"{"datacenter_id": 1, "machine_id": 40}"#),
+    );
+    assert_eq!(
+        (out_of_range["field"].as_str(), out_of_range["max"].as_str()),
+        (Some("machine_id"), Some("31"))
+    );
+    assert_eq!(server.issued(), 0, "nothing issued");
+}
+
+#[test]
+fn replicas_on_one_etcd_never_overlap_and_sigterm_releases_the_lease() {
+    let etcd = support::Etcd::start();
+    let prefix = format!("/polyflake-serve-{}", std::process::id());
+    let env = [
+        ("POLYFLAKE_ETCD_ENDPOINTS", etcd.endpoint.as_str()),
+        ("POLYFLAKE_ETCD_PREFIX", prefix.as_str()),
+    ];
+    let a = Server::start(&env);
+    let b = Server::start(&env);
+    let layout = polyflake::Layout::twitter();
+    let node = |id: u64| layout.decode(id).unwrap().nodes().to_vec();
+    let (from_a, from_b) = (a.ids(50_000), b.ids(50_000));
+    assert_ne!(node(from_a[0]), node(from_b[0]), "distinct node values");
+    let all: HashSet<u64> = from_a.iter().chain(&from_b).copied().collect();
+    assert_eq!(all.len(), 100_000, "no ID twice");
+    let held = node(from_a[0]);
+    let last = *from_a.last().unwrap();
+    // A SIGTERM finishes, releases the lease: a successor takes the value at once
+    // (well inside the 10 s TTL) and starts past every ID of its predecessor.
+    assert!(a.stop().success());
+    let started = Instant::now();
+    let c = Server::start(&env);
+    let first = c.ids(1)[0];
+    assert_eq!(node(first), held, "the released value");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(first > last, "past the predecessor's IDs");
+    assert!(c.stop().success() && b.stop().success());
+}
