@@ -14,13 +14,13 @@ help: ## List the targets
 demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and run the demonstration
 	bash scripts/demo.sh
 
-deps: ## Debian packages the etcd feature and its tests need (protoc, the protobuf types, etcd), if missing
+deps: ## Debian packages the etcd feature and the tests need (protoc, the protobuf types, etcd, chromium and chromedriver), if missing
 	bash scripts/debian-deps.sh
 
 test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-fuzz test-dist ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
-test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd
+test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd; the service and its page in chromium
 	$(CARGO) test --all-features
 	$(CARGO) test -p polyflake-cli --test without_etcd
 	bash scripts/test-readme-cli.sh
