@@ -312,3 +312,68 @@ fn replicas_on_one_etcd_never_overlap_and_sigterm_releases_the_lease() {
     assert!(first > last, "past the predecessor's IDs");
     assert!(c.stop().success() && b.stop().success());
 }
+
+#[test]
+fn a_replica_paused_past_its_ttl_refuses_until_it_holds_a_lease_again() {
+    let etcd = support::Etcd::start();
+    let prefix = format!("/polyflake-serve-pause-{}", std::process::id());
+    // Short leases through the environment: TTL 4 s, renewed every second.
+    let env = [
+        ("POLYFLAKE_ETCD_ENDPOINTS", etcd.endpoint.as_str()),
+        ("POLYFLAKE_ETCD_PREFIX", prefix.as_str()),
+        ("POLYFLAKE_ETCD_TTL_MS", "4000"),
+        ("POLYFLAKE_ETCD_KEEP_ALIVE_MS", "1000"),
+        ("POLYFLAKE_ETCD_SAFETY_MARGIN_MS", "1000"),
+        ("POLYFLAKE_ETCD_REQUEST_TIMEOUT_MS", "900"),
+    ];
+    let layout = polyflake::Layout::twitter();
+    let node = |id: u64| layout.decode(id).unwrap().nodes().to_vec();
+    let a = Server::start(&env);
+    let before = a.ids(1000);
+    assert_eq!(a.http("GET", "/readyz", None).0, 200);
+    support::signal(a.child.id(), "STOP");
+    std::thread::sleep(Duration::from_secs(6));
+    // Its lease has expired: a newcomer takes its value meanwhile.
+    let b = Server::start(&env);
+    let from_b = b.ids(1000);
+    assert_eq!(node(from_b[0]), node(before[0]), "the expired value");
+    support::signal(a.child.id(), "CONT");
+    // A answers 503 (LEASE_LOST) until it holds a lease again, then issues
+    // under another value, never the newcomer's.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let after = loop {
+        let (status, body) = a.json("GET", "/v1/ids?count=1000", None);
+        if status == 200 {
+            break body["ids"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().parse::<u64>().unwrap())
+                .collect::<Vec<_>>();
+        }
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (503, Some("LEASE_LOST")),
+            "{body}"
+        );
+        // Ready again only once it can issue (it may have just claimed).
+        let (ready, _) = a.http("GET", "/readyz", None);
+        assert!(ready == 503 || ready == 200, "{ready}");
+        assert!(Instant::now() < deadline, "no lease again within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_ne!(
+        node(after[0]),
+        node(from_b[0]),
+        "never the newcomer's value"
+    );
+    assert_eq!(a.http("GET", "/readyz", None).0, 200);
+    let all: HashSet<u64> = before
+        .iter()
+        .chain(&after)
+        .chain(&from_b)
+        .copied()
+        .collect();
+    assert_eq!(all.len(), 3000, "no ID twice");
+    assert!(a.stop().success() && b.stop().success());
+}

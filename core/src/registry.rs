@@ -171,10 +171,11 @@ pub fn prefix_variable(name: &str) -> String {
     format!("POLYFLAKE_{}_PREFIX", name.to_ascii_uppercase())
 }
 
-/// `POLYFLAKE_<NAME>_MAX_CLOCK_GAP_MS`: the registry's clock-agreement bound
-/// in milliseconds (0 turns the check off).
-pub fn max_clock_gap_variable(name: &str) -> String {
-    format!("POLYFLAKE_{}_MAX_CLOCK_GAP_MS", name.to_ascii_uppercase())
+/// `POLYFLAKE_<NAME>_<SUFFIX>`: one of a registry's settings from the
+/// environment (`MAX_CLOCK_GAP_MS`, `TTL_MS`, `KEEP_ALIVE_MS`,
+/// `SAFETY_MARGIN_MS`, `REQUEST_TIMEOUT_MS`).
+pub fn setting_variable(name: &str, suffix: &str) -> String {
+    format!("POLYFLAKE_{}_{suffix}", name.to_ascii_uppercase())
 }
 
 /// Finds the connector named `name`, or says that this build lacks it and

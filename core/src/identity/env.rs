@@ -172,10 +172,19 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         if let Some(prefix) = read(env, &prefix_variable(&name))? {
             settings.prefix = prefix;
         }
-        let gap_variable = crate::registry::max_clock_gap_variable(&name);
-        if let Some(ms) = read(env, &gap_variable)? {
-            settings.max_clock_gap =
-                std::time::Duration::from_millis(parse_number(&gap_variable, &ms)?);
+        // The lease's timings in milliseconds, as Node's `fromEtcd` takes them.
+        let durations: [(&str, &mut std::time::Duration); 5] = [
+            ("MAX_CLOCK_GAP_MS", &mut settings.max_clock_gap),
+            ("TTL_MS", &mut settings.ttl),
+            ("KEEP_ALIVE_MS", &mut settings.keep_alive),
+            ("SAFETY_MARGIN_MS", &mut settings.safety_margin),
+            ("REQUEST_TIMEOUT_MS", &mut settings.request_timeout),
+        ];
+        for (suffix, setting) in durations {
+            let variable = crate::registry::setting_variable(&name, suffix);
+            if let Some(ms) = read(env, &variable)? {
+                *setting = std::time::Duration::from_millis(parse_number(&variable, &ms)?);
+            }
         }
         return Ok(EnvChoice::Registry { name, settings });
     }
@@ -459,6 +468,7 @@ mod tests {
                 ("POLYFLAKE_KV_ENDPOINTS", "http://127.0.0.1:1, "),
                 ("POLYFLAKE_KV_PREFIX", "/ids"),
                 ("POLYFLAKE_KV_MAX_CLOCK_GAP_MS", "2500"),
+                ("POLYFLAKE_KV_TTL_MS", "4000"),
             ]),
         )
         .unwrap();
@@ -472,6 +482,7 @@ mod tests {
             settings.max_clock_gap,
             std::time::Duration::from_millis(2500)
         );
+        assert_eq!(settings.ttl, std::time::Duration::from_secs(4));
         let err = choose_from_env(
             &t,
             &env(&[
