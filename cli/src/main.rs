@@ -50,6 +50,18 @@ struct ServeArgs {
     /// Where to listen.
     #[arg(long, env = "POLYFLAKE_LISTEN", default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
+    /// When the clock reads earlier than the last tick issued: wait (up to
+    /// --max-backwards-ms, then refuse), fail (refuse at once) or logical
+    /// (issue ahead of the clock).
+    #[arg(long, env = "POLYFLAKE_ON_CLOCK_BACKWARDS", default_value = "wait", value_parser = ["wait", "fail", "logical"])]
+    on_clock_backwards: String,
+    /// The longest wait of the policy `wait`, in milliseconds.
+    #[arg(long, env = "POLYFLAKE_MAX_BACKWARDS_MS", default_value_t = polyflake::BackwardsPolicy::DEFAULT_WAIT_MS)]
+    max_backwards_ms: u64,
+    /// The clock: monotonic (anchored to wall time once, immune to steps) or
+    /// wall (follows every step of the system clock).
+    #[arg(long, env = "POLYFLAKE_CLOCK", default_value = "monotonic", value_parser = ["monotonic", "wall"])]
+    clock: String,
 }
 
 /// The worker identity follows the environment (an etcd lease with
@@ -57,7 +69,21 @@ struct ServeArgs {
 #[cfg(feature = "serve")]
 fn serve(args: ServeArgs) -> Result<(), String> {
     let layout = layout(&args.layout)?;
-    let generator = Generator::from_env_with(layout, CONNECTORS).map_err(|e| e.to_string())?;
+    let policy = polyflake::BackwardsPolicy::parse(
+        &args.on_clock_backwards,
+        args.max_backwards_ms,
+        "--on-clock-backwards",
+    )
+    .map_err(|e| e.to_string())?;
+    let clock = polyflake::clock::named_clock(&args.clock, "--clock").map_err(|e| e.to_string())?;
+    let generator = polyflake::WorkerIdentity::resolve_from_env(&layout, clock, CONNECTORS)
+        .and_then(|identity| {
+            Generator::builder(layout)
+                .identity(identity)
+                .on_clock_backwards(policy)
+                .build()
+        })
+        .map_err(|e| e.to_string())?;
     serve::run(generator, args.listen)
 }
 

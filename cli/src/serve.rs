@@ -43,6 +43,37 @@ struct App {
     generator: Generator,
     layout: Layout,
     metrics: Metrics,
+    /// The node bits of the last batch issued, to log each change of identity.
+    issuing_as: AtomicU64,
+}
+
+impl App {
+    /// Logs the node values IDs are issued under whenever they change, with
+    /// the time of the first ID under them: an audit trail for the IDs.
+    fn note_identity(&self, first: u64) {
+        let Ok(parts) = self.layout.decode(first) else {
+            return;
+        };
+        let Ok(bits) = self.layout.node_bits(parts.nodes()) else {
+            return;
+        };
+        if self.issuing_as.swap(bits, Ordering::Relaxed) != bits {
+            let fields: Vec<String> = self
+                .layout
+                .node_fields()
+                .iter()
+                .zip(parts.nodes())
+                .map(|(f, v)| format!("{}={v}", f.name()))
+                .collect();
+            eprintln!(
+                "polyflake: issuing as {} from {} ms ({}); identity: {}",
+                fields.join(" "),
+                parts.timestamp_ms,
+                time::iso(parts.timestamp_ms),
+                self.generator.identity_source()
+            );
+        }
+    }
 }
 
 /// `{ "code": ..., "message": ... }` with 503 while this replica must not
@@ -90,10 +121,10 @@ async fn ids(
         }
     };
     // A batch can wait for several ticks: off the async workers.
-    let worker = Arc::clone(&app);
     let issued = if count == 1 {
         app.generator.next_id().map(|id| vec![id])
     } else {
+        let worker = Arc::clone(&app);
         match tokio::task::spawn_blocking(move || worker.generator.next_ids(count as usize)).await {
             Ok(result) => result,
             Err(e) => Err(Error::InvalidArgument(format!("the batch failed: {e}"))),
@@ -101,6 +132,7 @@ async fn ids(
     };
     match issued {
         Ok(ids) => {
+            app.note_identity(ids[0]);
             app.metrics.ids.fetch_add(count, Ordering::Relaxed);
             app.metrics.batches.fetch_add(1, Ordering::Relaxed);
             let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
@@ -260,20 +292,66 @@ async fn ready(State(app): State<Arc<App>>) -> Response {
     }
 }
 
+/// One Prometheus metric: its help, type and samples (`labels`, value).
+fn metric(text: &mut String, name: &str, kind: &str, help: &str, samples: &[(&str, u64)]) {
+    text.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
+    for (labels, value) in samples {
+        text.push_str(&format!("{name}{labels} {value}\n"));
+    }
+}
+
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     let m = &app.metrics;
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    let mut text = format!(
-        "# HELP polyflake_ids_issued_total IDs handed out.\n# TYPE polyflake_ids_issued_total counter\npolyflake_ids_issued_total {}\n\
-         # HELP polyflake_batches_total Successful /v1/ids requests.\n# TYPE polyflake_batches_total counter\npolyflake_batches_total {}\n\
-         # HELP polyflake_refusals_total /v1/ids requests refused (lease or clock).\n# TYPE polyflake_refusals_total counter\npolyflake_refusals_total {}\n\
-         # HELP polyflake_ready 1 while the lease holds and the clock is within policy.\n# TYPE polyflake_ready gauge\npolyflake_ready {}\n\
-         # HELP polyflake_request_seconds Request latency.\n# TYPE polyflake_request_seconds histogram\n",
-        load(&m.ids),
-        load(&m.batches),
-        load(&m.refused),
-        u8::from(app.generator.ready().is_ok()),
+    let stats = app.generator.stats();
+    let mut text = String::new();
+    #[rustfmt::skip]
+    let counters: [(&str, &str, u64); 4] = [
+        ("polyflake_ids_issued_total", "IDs handed out.", load(&m.ids)),
+        ("polyflake_batches_total", "Successful /v1/ids requests.", load(&m.batches)),
+        ("polyflake_refusals_total", "/v1/ids requests refused (lease or clock).", load(&m.refused)),
+        ("polyflake_ceiling_waits_total", "Waits for the next tick because a tick's sequence was spent.", stats.ceiling_waits),
+    ];
+    for (name, help, value) in counters {
+        metric(&mut text, name, "counter", help, &[("", value)]);
+    }
+    let policy = match app.generator.policy() {
+        polyflake::BackwardsPolicy::Fail => "fail",
+        polyflake::BackwardsPolicy::Wait { .. } => "wait",
+        polyflake::BackwardsPolicy::Logical => "logical",
+    };
+    let labels = |outcome: &str| format!("{{policy=\"{policy}\",outcome=\"{outcome}\"}}");
+    let (waited, refused, ran_ahead) = (labels("waited"), labels("refused"), labels("ran_ahead"));
+    metric(
+        &mut text,
+        "polyflake_clock_backwards_total",
+        "counter",
+        "Calls that found the clock behind the last tick issued, by the backwards policy and what it did.",
+        &[
+            (&waited, stats.clock_backwards_waited),
+            (&refused, stats.clock_backwards_refused),
+            (&ran_ahead, stats.clock_backwards_ran_ahead),
+        ],
     );
+    if let Some(lease) = stats.lease {
+        #[rustfmt::skip]
+        let leases: [(&str, &str, u64); 3] = [
+            ("polyflake_lease_renewals_total", "Renewals of the lease in force.", lease.renewals),
+            ("polyflake_lease_losses_total", "Times the lease in force was lost or lapsed unrenewed.", lease.losses),
+            ("polyflake_lease_reacquisitions_total", "New leases taken up after the first.", lease.reacquisitions),
+        ];
+        for (name, help, value) in leases {
+            metric(&mut text, name, "counter", help, &[("", value)]);
+        }
+    }
+    metric(
+        &mut text,
+        "polyflake_ready",
+        "gauge",
+        "1 while the lease holds and the clock is within policy.",
+        &[("", u64::from(app.generator.ready().is_ok()))],
+    );
+    text.push_str("# HELP polyflake_request_seconds Request latency.\n# TYPE polyflake_request_seconds histogram\n");
     for (bound, count) in BUCKETS.iter().zip(&m.latency) {
         text.push_str(&format!(
             "polyflake_request_seconds_bucket{{le=\"{bound}\"}} {}\n",
@@ -329,6 +407,7 @@ pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), String> {
         generator,
         layout,
         metrics: Metrics::default(),
+        issuing_as: AtomicU64::new(u64::MAX),
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -9,7 +9,7 @@ mod support;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -17,6 +17,7 @@ use serde_json::{json, Value};
 struct Server {
     child: Child,
     port: u16,
+    stderr: BufReader<ChildStderr>,
     _state: TempDir,
 }
 
@@ -59,14 +60,14 @@ impl Server {
         }
         let mut child = command.spawn().expect("polyflake serve starts");
         // The first stderr line says it serves (or why not).
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
-        BufReader::new(child.stderr.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        stderr.read_line(&mut line).unwrap();
         assert!(line.contains("serving layout"), "{line}");
         Server {
             child,
             port,
+            stderr,
             _state: state,
         }
     }
@@ -112,26 +113,39 @@ impl Server {
             .collect()
     }
 
-    fn issued(&self) -> u64 {
+    /// The value of one sample of `/metrics` (its name with labels).
+    fn metric(&self, sample: &str) -> u64 {
         let (_, text) = self.http("GET", "/metrics", None);
         let line = text
             .lines()
-            .find(|l| l.starts_with("polyflake_ids_issued_total "))
-            .unwrap();
+            .find(|l| l.strip_prefix(sample).is_some_and(|v| v.starts_with(' ')))
+            .unwrap_or_else(|| panic!("no {sample} in\n{text}"));
         line.rsplit(' ').next().unwrap().parse().unwrap()
     }
 
+    fn issued(&self) -> u64 {
+        self.metric("polyflake_ids_issued_total")
+    }
+
     /// SIGTERM, then the exit status.
-    fn stop(mut self) -> std::process::ExitStatus {
+    fn stop(self) -> std::process::ExitStatus {
+        self.stop_with_log().0
+    }
+
+    /// SIGTERM, then the exit status and what it wrote to stderr after its first line.
+    fn stop_with_log(mut self) -> (std::process::ExitStatus, String) {
         support::signal(self.child.id(), "TERM");
         let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
+        let status = loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
+                break status;
             }
             assert!(Instant::now() < deadline, "no exit within 15 s of SIGTERM");
             std::thread::sleep(Duration::from_millis(20));
-        }
+        };
+        let mut log = String::new();
+        self.stderr.read_to_string(&mut log).unwrap();
+        (status, log)
     }
 }
 
@@ -210,6 +224,12 @@ fn the_api_answers_the_golden_vectors() {
     assert_eq!(ids.len(), 100_000);
     assert!(ids.windows(2).all(|w| w[0] < w[1]));
     assert_eq!(server.issued(), 100_000);
+    // 100,000 IDs span at least 24 ticks of 4,096: the batch waited at the ceiling.
+    assert!(server.metric("polyflake_ceiling_waits_total") >= 1);
+    assert_eq!(
+        server.metric(r#"polyflake_clock_backwards_total{policy="wait",outcome="refused"}"#),
+        0
+    );
     let (status, layouts) = server.json("GET", "/v1/layouts", None);
     assert_eq!(status, 200);
     assert_eq!(layouts["layouts"].as_array().unwrap().len(), PRESETS.len());
@@ -217,7 +237,57 @@ fn the_api_answers_the_golden_vectors() {
     assert_eq!(server.http("GET", "/readyz", None).0, 200);
     let (_, page) = server.http("GET", "/", None);
     assert!(page.contains("polyflake composer"));
+    // The zero-config local lease: held throughout.
+    assert_eq!(server.metric("polyflake_lease_losses_total"), 0);
+    assert_eq!(server.metric("polyflake_lease_reacquisitions_total"), 0);
+    let (status, log) = server.stop_with_log();
+    assert!(status.success());
+    // The node values IDs were issued under, logged once.
+    let issuing: Vec<&str> = log.lines().filter(|l| l.contains("issuing as")).collect();
+    let node = polyflake::Layout::twitter().decode(ids[0]).unwrap();
+    assert_eq!(issuing.len(), 1, "{log}");
+    assert!(
+        issuing[0].contains(&format!(
+            "datacenter_id={} machine_id={}",
+            node.nodes()[0],
+            node.nodes()[1]
+        )),
+        "{log}"
+    );
+}
+
+#[test]
+fn the_backwards_policy_and_clock_come_from_flags_or_the_environment() {
+    let server = Server::start(&[
+        ("POLYFLAKE_ON_CLOCK_BACKWARDS", "fail"),
+        ("POLYFLAKE_CLOCK", "wall"),
+    ]);
+    server.ids(10);
+    assert_eq!(
+        server.metric(r#"polyflake_clock_backwards_total{policy="fail",outcome="refused"}"#),
+        0
+    );
     assert!(server.stop().success());
+    let refused = Command::new(env!("CARGO_BIN_EXE_polyflake"))
+        .args(["serve", "--on-clock-backwards", "sideways"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("sideways"));
+    let help = Command::new(env!("CARGO_BIN_EXE_polyflake"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for setting in [
+        "POLYFLAKE_LAYOUT",
+        "POLYFLAKE_LISTEN",
+        "POLYFLAKE_ON_CLOCK_BACKWARDS",
+        "POLYFLAKE_MAX_BACKWARDS_MS",
+        "POLYFLAKE_CLOCK",
+    ] {
+        assert!(help.contains(setting), "{setting} in\n{help}");
+    }
 }
 
 #[test]
@@ -368,6 +438,11 @@ fn a_replica_paused_past_its_ttl_refuses_until_it_holds_a_lease_again() {
         "never the newcomer's value"
     );
     assert_eq!(a.http("GET", "/readyz", None).0, 200);
+    assert!(a.metric("polyflake_lease_losses_total") >= 1);
+    assert!(a.metric("polyflake_lease_reacquisitions_total") >= 1);
+    // Renewed every second from then on.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(a.metric("polyflake_lease_renewals_total") >= 1);
     let all: HashSet<u64> = before
         .iter()
         .chain(&after)
@@ -375,5 +450,12 @@ fn a_replica_paused_past_its_ttl_refuses_until_it_holds_a_lease_again() {
         .copied()
         .collect();
     assert_eq!(all.len(), 3000, "no ID twice");
-    assert!(a.stop().success() && b.stop().success());
+    let (status, log) = a.stop_with_log();
+    assert!(status.success() && b.stop().success());
+    // Both identities it issued under are in its log, in order.
+    let issuing: Vec<&str> = log.lines().filter(|l| l.contains("issuing as")).collect();
+    let as_text = |nodes: Vec<u64>| format!("datacenter_id={} machine_id={}", nodes[0], nodes[1]);
+    assert_eq!(issuing.len(), 2, "{log}");
+    assert!(issuing[0].contains(&as_text(node(before[0]))), "{log}");
+    assert!(issuing[1].contains(&as_text(node(after[0]))), "{log}");
 }

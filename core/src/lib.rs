@@ -43,7 +43,9 @@ pub use check::NodeCheck;
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
 pub use encoding::{is_id_key, Encoded, Encoding};
 pub use error::{Error, Result};
-pub use generator::{BackwardsPolicy, Generator, GeneratorBuilder, IdBlock, TryNext};
+pub use generator::{
+    BackwardsPolicy, Generator, GeneratorBuilder, GeneratorStats, IdBlock, TryNext,
+};
 pub use identity::{EnvChoice, Environment, Identity, ProcessEnvironment, WorkerIdentity};
 pub use layout::{Layout, LayoutBuilder, NodeField, MAX_NODE_FIELDS, PRESETS};
 pub use lease::LocalLease;
@@ -51,7 +53,7 @@ pub use mark::{FileMark, MarkStore};
 pub use parts::{Parts, Segment, SegmentKind};
 pub use reclaim::ReclaimingLease;
 pub use registry::{LeaseConnector, RegistrySettings};
-pub use tenure::{Claim, RemoteLease, Tenure};
+pub use tenure::{Claim, LeaseStats, RemoteLease, Tenure};
 
 /// The README's Rust examples, run as doctests so that they stay true.
 #[cfg(doctest)]

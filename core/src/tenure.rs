@@ -74,6 +74,32 @@ struct State {
     trouble: Option<String>,
     /// How many failures were reported (a waiter for an offer stops at one).
     troubles: u64,
+    counts: LeaseStats,
+    /// The claim in force was already counted as lost.
+    lapse_counted: bool,
+}
+
+/// What a remote lease went through, counted since the generator started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeaseStats {
+    /// Renewals of the claim in force.
+    pub renewals: u64,
+    /// Times the claim in force became unusable: the registry said it was
+    /// lost, or its deadline passed unrenewed.
+    pub losses: u64,
+    /// New claims put in force after the first.
+    pub reacquisitions: u64,
+}
+
+impl State {
+    /// The claim in force stopped being usable: counted once per claim.
+    fn count_loss(&mut self) {
+        if !self.lapse_counted {
+            self.lapse_counted = true;
+            self.counts.losses += 1;
+        }
+    }
 }
 
 impl fmt::Debug for Tenure {
@@ -132,6 +158,8 @@ impl Tenure {
         }
         if state.applied == generation && state.lost.is_none() {
             state.trouble = None;
+            state.counts.renewals += 1;
+            state.lapse_counted = false;
             self.valid_until_ms
                 .fetch_max(valid_until_ms, Ordering::AcqRel);
         }
@@ -141,6 +169,7 @@ impl Tenure {
     pub fn lost(&self, generation: Generation, why: impl Into<String>) {
         let mut state = self.state();
         if state.applied == generation {
+            state.count_loss();
             state.lost = Some(why.into());
             self.valid_until_ms.store(i64::MIN, Ordering::Release);
         } else if matches!(&state.pending, Some((g, _)) if *g == generation) {
@@ -167,6 +196,11 @@ impl Tenure {
         state.pending = Some((generation, claim));
         self.offered.notify_all();
         generation
+    }
+
+    /// Renewals, losses and re-acquisitions so far.
+    pub fn counts(&self) -> LeaseStats {
+        self.state().counts
     }
 
     /// Waits up to `within` for an offer and takes it, for an identity that
@@ -222,6 +256,7 @@ impl Tenure {
         let mut state = self.state();
         state.applied = 0;
         state.lost = None;
+        state.lapse_counted = false;
         self.valid_until_ms.store(valid_until_ms, Ordering::Release);
     }
 
@@ -231,6 +266,7 @@ impl Tenure {
         now_ms: i64,
     ) -> std::result::Result<(Generation, Claim), String> {
         let mut state = self.state();
+        state.count_loss();
         if let Some((generation, claim)) = state.pending.take() {
             state.applying = Some((generation, claim.valid_until_ms));
             return Ok((generation, claim));
@@ -257,6 +293,10 @@ impl Tenure {
             _ => i64::MIN,
         };
         state.applied = generation;
+        if until != i64::MIN {
+            state.counts.reacquisitions += 1;
+            state.lapse_counted = false;
+        }
         state.lost = (until == i64::MIN)
             .then(|| "the lease was lost while it was being taken up".to_owned());
         self.valid_until_ms.store(until, Ordering::Release);

@@ -89,9 +89,21 @@ fn refuses_past_the_deadline_until_renewed() {
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("last renewed"), "{err}");
     assert_eq!(g.next_ids(3).unwrap_err().code(), "LEASE_LOST");
+    let lease = g.stats().lease.unwrap();
+    assert_eq!(
+        (lease.renewals, lease.losses, lease.reacquisitions),
+        (0, 1, 0),
+        "one lapse, however many refusals"
+    );
 
     tenure.renewed(0, start + 20_000);
     assert!(g.next_id().unwrap() > id);
+    let lease = g.stats().lease.unwrap();
+    assert_eq!((lease.renewals, lease.losses), (1, 1));
+    // Lapsing again after the renewal is a second loss.
+    clock.set(start + 20_000);
+    assert_eq!(g.next_id().unwrap_err().code(), "LEASE_LOST");
+    assert_eq!(g.stats().lease.unwrap().losses, 2);
 }
 
 #[test]
@@ -153,6 +165,12 @@ fn a_new_identity_starts_past_its_previous_holders_mark() {
     assert_eq!(g.next_id().unwrap_err().code(), "LEASE_LOST");
     tenure.renewed(generation, start + 16_000);
     assert_eq!(t.decode(g.next_id().unwrap()).unwrap().nodes(), &[0, 2]);
+    // Lost, taken up again, lapsed, renewed; the lost claim's renewal is not counted.
+    let lease = g.stats().lease.unwrap();
+    assert_eq!(
+        (lease.renewals, lease.losses, lease.reacquisitions),
+        (1, 2, 1)
+    );
 }
 
 #[test]

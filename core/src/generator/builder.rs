@@ -199,6 +199,7 @@ impl GeneratorBuilder {
             } else {
                 0
             },
+            counters: Default::default(),
             layout,
         })
     }

@@ -5,6 +5,7 @@
 //! and [`handover`] moves it onto a new identity when a remote lease changes.
 
 mod builder;
+mod counts;
 mod handover;
 mod marks;
 
@@ -20,6 +21,8 @@ use crate::mark::DEFAULT_MARK_LEAD_MS;
 use crate::registry::LeaseConnector;
 
 pub use builder::GeneratorBuilder;
+use counts::Counters;
+pub use counts::GeneratorStats;
 use handover::Held;
 use marks::Mark;
 
@@ -96,6 +99,18 @@ pub enum TryNext {
     WaitUntil(i64),
 }
 
+/// What the backwards policy makes of a clock behind the last issued tick.
+enum Behind {
+    /// A restart within the high-water mark's lead: wait, uncounted.
+    Resume(i64),
+    /// Wait until this Unix millisecond (policy `wait`, within its bound).
+    Wait(i64),
+    /// Keep issuing from the last tick (policy `logical`).
+    RunAhead,
+    /// Refuse (policy `fail`, or `wait` beyond its bound).
+    Refuse(Error),
+}
+
 enum Step {
     Reserved {
         ticks: u64,
@@ -132,6 +147,7 @@ pub struct Generator {
     /// backwards policy (a restart within the mark's lead).
     resume_ticks: u64,
     resume_grace_ms: u64,
+    counters: Counters,
 }
 
 struct IdentityNote {
@@ -223,23 +239,44 @@ impl Generator {
             return Ok(());
         }
         let last = state >> self.layout.sequence_bits();
-        let behind_ms = self.layout.timestamp_of(last).saturating_sub(now_ms);
-        if behind_ms <= 0 || (last == self.resume_ticks && behind_ms as u64 <= self.resume_grace_ms)
-        {
+        if self.layout.timestamp_of(last) <= now_ms {
             return Ok(());
         }
-        let allowed_ms = match self.policy {
-            BackwardsPolicy::Fail => 0,
-            BackwardsPolicy::Wait { max_ms } => max_ms,
-            BackwardsPolicy::Logical => return Ok(()),
-        };
-        if behind_ms as u64 <= allowed_ms {
-            return Ok(());
+        match self.behind(last, now_ms) {
+            Behind::Refuse(e) => Err(e),
+            Behind::Resume(_) | Behind::Wait(_) | Behind::RunAhead => Ok(()),
         }
-        Err(Error::ClockMovedBackwards {
-            behind_ms: behind_ms as u64,
-            allowed_ms,
-        })
+    }
+
+    /// Counts since the generator was built: waits at the per-tick ceiling,
+    /// clock-backwards events by outcome, and the remote lease's renewals,
+    /// losses and re-acquisitions (if any). For metrics.
+    pub fn stats(&self) -> GeneratorStats {
+        self.counters
+            .snapshot(self.held.as_ref().map(|held| held.tenure.counts()))
+    }
+
+    /// The policy's verdict on a clock reading `now_ms` that lies before the
+    /// tick `last` (one rule for `next_id` and `ready`).
+    #[cold]
+    fn behind(&self, last: u64, now_ms: i64) -> Behind {
+        let until = self.layout.timestamp_of(last);
+        let behind_ms = until.saturating_sub(now_ms).max(0) as u64;
+        if last == self.resume_ticks && behind_ms <= self.resume_grace_ms {
+            return Behind::Resume(until);
+        }
+        match self.policy {
+            BackwardsPolicy::Logical => Behind::RunAhead,
+            BackwardsPolicy::Wait { max_ms } if behind_ms <= max_ms => Behind::Wait(until),
+            BackwardsPolicy::Wait { max_ms } => Behind::Refuse(Error::ClockMovedBackwards {
+                behind_ms,
+                allowed_ms: max_ms,
+            }),
+            BackwardsPolicy::Fail => Behind::Refuse(Error::ClockMovedBackwards {
+                behind_ms,
+                allowed_ms: 0,
+            }),
+        }
     }
 
     /// The Unix millisecond of the tick of the last issued ID, if any.
@@ -367,6 +404,7 @@ impl Generator {
                 }
             }
             let now = layout.ticks_at(now_ms)?;
+            let mut ran_ahead = false;
             let (ticks, first) = if current == NONE {
                 (now, 0)
             } else {
@@ -374,35 +412,32 @@ impl Generator {
                 let seq = current & max_seq;
                 if now > last {
                     (now, 0)
-                } else if seq < max_seq && (now == last || self.policy == BackwardsPolicy::Logical)
-                {
-                    (last, seq + 1)
                 } else if now == last {
-                    return self.after_tick(last).map(Step::WaitUntil);
-                } else {
-                    let behind_ms = (layout.timestamp_of(last) - now_ms) as u64;
-                    if last == self.resume_ticks && behind_ms <= self.resume_grace_ms {
-                        return Ok(Step::WaitUntil(layout.timestamp_of(last)));
+                    if seq < max_seq {
+                        (last, seq + 1)
+                    } else {
+                        Counters::add(&self.counters.ceiling_waits);
+                        return self.after_tick(last).map(Step::WaitUntil);
                     }
-                    match self.policy {
-                        BackwardsPolicy::Fail => {
-                            return Err(Error::ClockMovedBackwards {
-                                behind_ms,
-                                allowed_ms: 0,
-                            })
+                } else {
+                    match self.behind(last, now_ms) {
+                        Behind::Resume(until) => return Ok(Step::WaitUntil(until)),
+                        Behind::Wait(until) => {
+                            Counters::add(&self.counters.backwards_waited);
+                            return Ok(Step::WaitUntil(until));
                         }
-                        BackwardsPolicy::Wait { max_ms } if behind_ms <= max_ms => {
-                            return Ok(Step::WaitUntil(layout.timestamp_of(last)))
+                        Behind::Refuse(e) => {
+                            Counters::add(&self.counters.backwards_refused);
+                            return Err(e);
                         }
-                        BackwardsPolicy::Wait { max_ms } => {
-                            return Err(Error::ClockMovedBackwards {
-                                behind_ms,
-                                allowed_ms: max_ms,
-                            })
-                        }
-                        BackwardsPolicy::Logical => {
-                            self.after_tick(last)?;
-                            (last + 1, 0)
+                        Behind::RunAhead => {
+                            ran_ahead = true;
+                            if seq < max_seq {
+                                (last, seq + 1)
+                            } else {
+                                self.after_tick(last)?;
+                                (last + 1, 0)
+                            }
                         }
                     }
                 }
@@ -426,12 +461,15 @@ impl Generator {
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
+                    if ran_ahead {
+                        Counters::add(&self.counters.backwards_ran_ahead);
+                    }
                     return Ok(Step::Reserved {
                         ticks,
                         first,
                         count,
                         node_bits,
-                    })
+                    });
                 }
                 Err(actual) => current = actual,
             }
@@ -486,6 +524,13 @@ mod tests {
         );
         assert_eq!(seqs[4].timestamp_ms, 101);
         assert_eq!(clock.now_ms(), 101);
+        let stats = g.stats();
+        assert_eq!(stats.ceiling_waits, 1, "{stats:?}");
+        assert_eq!(stats.lease, None);
+        // A block asks for more than a tick holds: one wait per tick crossed.
+        g.next_ids(3 + 4 + 4).unwrap();
+        assert_eq!(g.stats().ceiling_waits, 3);
+        assert_eq!(clock.now_ms(), 103);
     }
 
     #[test]
@@ -502,6 +547,8 @@ mod tests {
                 allowed_ms: 0
             }
         );
+        assert_eq!(g.ready().unwrap_err().code(), "CLOCK_MOVED_BACKWARDS");
+        assert_eq!(g.stats().clock_backwards_refused, 1, "ready counts nothing");
 
         let (g, clock) = manual(t.clone(), BackwardsPolicy::default(), at);
         let first = g.next_id().unwrap();
@@ -511,6 +558,11 @@ mod tests {
         assert_eq!(clock.now_ms(), at);
         clock.set(at - 6);
         assert_eq!(g.next_id().unwrap_err().code(), "CLOCK_MOVED_BACKWARDS");
+        let stats = g.stats();
+        assert_eq!(
+            (stats.clock_backwards_waited, stats.clock_backwards_refused),
+            (1, 1)
+        );
 
         let (g, clock) = manual(t.clone(), BackwardsPolicy::Logical, at);
         let first = g.next_id().unwrap();
@@ -518,6 +570,17 @@ mod tests {
         let second = g.next_id().unwrap();
         assert_eq!(second, first + 1);
         assert_eq!(clock.now_ms(), at - 100);
+        g.next_id().unwrap();
+        assert!(g.ready().is_ok());
+        let stats = g.stats();
+        assert_eq!(
+            (
+                stats.clock_backwards_ran_ahead,
+                stats.clock_backwards_refused,
+                stats.ceiling_waits
+            ),
+            (2, 0, 0)
+        );
     }
 
     #[test]
