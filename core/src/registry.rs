@@ -163,17 +163,17 @@ pub trait LeaseConnector: Send + Sync + fmt::Debug {
 
 /// The endpoints variable of a registry: `kv` -> `POLYFLAKE_KV_ENDPOINTS`.
 pub fn endpoints_variable(name: &str) -> String {
-    format!("POLYFLAKE_{}_ENDPOINTS", name.to_ascii_uppercase())
+    setting_variable(name, "ENDPOINTS")
 }
 
 /// The prefix variable of a registry: `kv` -> `POLYFLAKE_KV_PREFIX`.
 pub fn prefix_variable(name: &str) -> String {
-    format!("POLYFLAKE_{}_PREFIX", name.to_ascii_uppercase())
+    setting_variable(name, "PREFIX")
 }
 
 /// `POLYFLAKE_<NAME>_<SUFFIX>`: one of a registry's settings from the
-/// environment (`MAX_CLOCK_GAP_MS`, `TTL_MS`, `KEEP_ALIVE_MS`,
-/// `SAFETY_MARGIN_MS`, `REQUEST_TIMEOUT_MS`).
+/// environment (`ENDPOINTS`, `PREFIX`, `MAX_CLOCK_GAP_MS`, `TTL_MS`,
+/// `KEEP_ALIVE_MS`, `SAFETY_MARGIN_MS`, `REQUEST_TIMEOUT_MS`).
 pub fn setting_variable(name: &str, suffix: &str) -> String {
     format!("POLYFLAKE_{}_{suffix}", name.to_ascii_uppercase())
 }
