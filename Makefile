@@ -6,18 +6,18 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo deps fuzz test-fuzz test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help demo deps fuzz test-fuzz e2e test-e2e bench-pg test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
 
 demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and run the demonstration
 	bash scripts/demo.sh
 
-deps: ## Debian packages the etcd feature and the tests need (protoc, the protobuf types, etcd, chromium and chromedriver), if missing
+deps: ## Debian packages the etcd feature and the tests need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-fuzz test-dist ## Every test suite, with the lints
+test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd; the service and its page in chromium
@@ -45,6 +45,15 @@ dist: deps ## The packages users install without Rust, into dist/: manylinux2014
 
 test-dist: dist ## Install each dist/ artifact as a user would (no Rust on PATH) and run the golden vectors through it
 	bash scripts/test-dist.sh
+
+e2e: deps ## The whole architecture under faults: etcd, PostgreSQL, 3 replicas, Python and Node clients, an in-process writer (production TTL)
+	bash scripts/e2e.sh --full
+
+test-e2e: deps ## The short end-to-end run (TTL 4 s, every fault, every check), part of make test
+	bash scripts/e2e.sh
+
+bench-pg: deps ## PostgreSQL: insert rate and index size of Snowflake BIGINT keys beside UUIDv4 and UUIDv7, into docs/benchmarks.md
+	bash scripts/bench-pg.sh
 
 vectors: ## Regenerate tests/vectors/*.json from the independent model
 	$(PYTHON) tests/vectors/make_vectors.py

@@ -1,0 +1,836 @@
+"""The whole architecture under faults (make e2e; make test-e2e is the short
+run): a real etcd, a real PostgreSQL, three `polyflake serve` replicas, order
+services in Python and Node fetching batches from them, and an in-process
+Python writer on the same etcd, all on 127.0.0.1. Faults are scripted and
+timed; at the end every ID, every row and etcd's own record of who held which
+value are checked, and a report is printed.
+
+Every process is started here and stopped by its PID."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import bisect
+import glob
+import itertools
+import json
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polyflake
+import psycopg
+
+HERE = Path(__file__).resolve().parent
+LAYOUT = "twitter"
+PREFIX = "/e2e"
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Settings:
+    ttl_ms: int
+    warm_s: float
+    gap_s: float
+    etcd_down_s: float
+    env: dict[str, str]
+
+
+SHORT = Settings(
+    ttl_ms=4000,
+    warm_s=3,
+    gap_s=2,
+    etcd_down_s=2,
+    env={
+        "POLYFLAKE_ETCD_TTL_MS": "4000",
+        "POLYFLAKE_ETCD_KEEP_ALIVE_MS": "1000",
+        "POLYFLAKE_ETCD_SAFETY_MARGIN_MS": "1000",
+        "POLYFLAKE_ETCD_REQUEST_TIMEOUT_MS": "900",
+    },
+)
+# The production settings: TTL 10 s, renewed every 3 s.
+FULL = Settings(ttl_ms=10_000, warm_s=20, gap_s=10, etcd_down_s=5, env={})
+
+
+@dataclass
+class Instance:
+    name: str
+    process: subprocess.Popen[bytes]
+    started_ms: int
+    log: Path
+    ended_ms: int | None = None
+
+
+@dataclass
+class Run:
+    base: Path
+    settings: Settings
+    cli: Path
+    python: str
+    node_dir: Path
+    processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    instances: list[Instance] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    etcd: subprocess.Popen[bytes] | None = None
+    etcd_port: int = 0
+    etcd_peer_port: int = 0
+    ports: dict[str, int] = field(default_factory=dict)
+    dsn: str = ""
+    pg_user: tuple[int, int] | None = None
+    embedded_pid: int = 0
+
+    def event(self, name: str, **details: Any) -> int:
+        t = now_ms()
+        self.events.append({"t": t, "event": name, **details})
+        print(f"  {time.strftime('%H:%M:%S')} {name}", flush=True)
+        return t
+
+    def spawn(self, args: list[str], log: Path, **kw: Any) -> subprocess.Popen[bytes]:
+        with open(log, "ab") as out:
+            p = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, **kw)
+        self.processes.append(p)
+        return p
+
+    # --- etcd -----------------------------------------------------------
+    def start_etcd(self) -> None:
+        if not self.etcd_port:
+            self.etcd_port, self.etcd_peer_port = free_port(), free_port()
+        client = f"http://127.0.0.1:{self.etcd_port}"
+        peer = f"http://127.0.0.1:{self.etcd_peer_port}"
+        self.etcd = self.spawn(
+            [
+                "etcd",
+                "--name",
+                "e2e",
+                "--data-dir",
+                str(self.base / "etcd"),
+                "--listen-client-urls",
+                client,
+                "--advertise-client-urls",
+                client,
+                "--listen-peer-urls",
+                peer,
+                "--initial-advertise-peer-urls",
+                peer,
+                "--initial-cluster",
+                f"e2e={peer}",
+            ],
+            self.base / "etcd.log",
+        )
+        wait_for(lambda: etcd_holders(self.etcd_port) is not None, 20, "etcd answers")
+
+    # --- PostgreSQL ---------------------------------------------------------
+    def start_postgres(self, durable: bool = False) -> None:
+        """A cluster of its own (initdb into the run's directory, a password,
+        its own port on 127.0.0.1). The fault run needs no durability (fsync
+        off); a benchmark asks for the defaults."""
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not bins:
+            sys.exit(
+                "e2e: PostgreSQL's initdb not found (make deps installs postgresql)"
+            )
+        bindir = Path(bins[-1]).parent
+        data = self.base / "pg"
+        data.mkdir(mode=0o700)
+        password = secrets.token_hex(16)
+        pwfile = data / "pwfile"
+        pwfile.write_text(password + "\n")
+        kw: dict[str, Any] = {}
+        if os.geteuid() == 0:
+            # PostgreSQL refuses to run as root: an unprivileged account.
+            account = "postgres"
+            try:
+                user = pwd.getpwnam(account)
+            except KeyError:
+                user = pwd.getpwnam("nobody")
+            self.pg_user = (user.pw_uid, user.pw_gid)
+            os.chmod(self.base, 0o711)
+            for path in (data, pwfile):
+                os.chown(path, user.pw_uid, user.pw_gid)
+            kw = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        subprocess.run(
+            [
+                str(bindir / "initdb"),
+                "-D",
+                str(data / "db"),
+                "-U",
+                "e2e",
+                "-A",
+                "scram-sha-256",
+                "--pwfile",
+                str(pwfile),
+                "--no-sync",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            **kw,
+        )
+        port = free_port()
+        self.spawn(
+            [
+                str(bindir / "postgres"),
+                "-D",
+                str(data / "db"),
+                "-p",
+                str(port),
+                "-k",
+                str(data),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                *(
+                    []
+                    if durable
+                    else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
+                ),
+            ],
+            self.base / "postgres.log",
+            **kw,
+        )
+        self.dsn = f"postgresql://e2e:{password}@127.0.0.1:{port}/postgres"
+
+        def connects() -> bool:
+            try:
+                psycopg.connect(self.dsn, connect_timeout=1).close()
+                return True
+            except psycopg.OperationalError:
+                return False
+
+        wait_for(connects, 30, "PostgreSQL accepts connections")
+
+    def create_orders(self) -> None:
+        with psycopg.connect(self.dsn, autocommit=True) as db:
+            db.execute(
+                "CREATE TABLE orders (id BIGINT PRIMARY KEY, created_at timestamptz NOT NULL,"
+                " client text NOT NULL, replica text NOT NULL)"
+            )
+
+    # --- replicas -----------------------------------------------------------
+    def replica_env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        for k in list(env):
+            if k.startswith("POLYFLAKE_"):
+                del env[k]
+        env.update(self.settings.env)
+        env["POLYFLAKE_ETCD_ENDPOINTS"] = f"http://127.0.0.1:{self.etcd_port}"
+        env["POLYFLAKE_ETCD_PREFIX"] = PREFIX
+        return env
+
+    def start_replica(self, name: str) -> Instance:
+        port = self.ports.setdefault(name, free_port())
+        env = self.replica_env()
+        args = [
+            str(self.cli),
+            "serve",
+            "--layout",
+            LAYOUT,
+            "--listen",
+            f"127.0.0.1:{port}",
+        ]
+        if name == "r3":
+            # The replica that meets a stepped clock: the wall clock (the
+            # default monotonic clock ignores steps) and the policy fail,
+            # under libfaketime reading its offset from a file.
+            args += ["--clock", "wall", "--on-clock-backwards", "fail"]
+            (self.base / "r3.faketime").write_text("+0\n")
+            env.update(
+                LD_PRELOAD=faketime_library(),
+                FAKETIME_TIMESTAMP_FILE=str(self.base / "r3.faketime"),
+                FAKETIME_CACHE_DURATION="1",
+                FAKETIME_DONT_FAKE_MONOTONIC="1",
+            )
+        n = sum(1 for i in self.instances if i.name == name)
+        log = self.base / f"{name}.{n}.log"
+        instance = Instance(name, self.spawn(args, log, env=env), now_ms(), log)
+        self.instances.append(instance)
+        return instance
+
+    def url(self, name: str) -> str:
+        return f"127.0.0.1:{self.ports[name]}"
+
+    def live(self, name: str) -> Instance:
+        return next(i for i in reversed(self.instances) if i.name == name)
+
+
+def faketime_library() -> str:
+    found = glob.glob("/usr/lib/*/faketime/libfaketime.so.1")
+    if not found:
+        sys.exit("e2e: libfaketime not found (make deps installs faketime)")
+    return found[0]
+
+
+def wait_for(condition: Any, seconds: float, what: str) -> float:
+    start = time.monotonic()
+    while not condition():
+        if time.monotonic() - start > seconds:
+            raise SystemExit(f"e2e: {what}: not within {seconds} s")
+        time.sleep(0.02)
+    return time.monotonic() - start
+
+
+def http_status(address: str, path: str, timeout: float = 0.3) -> int:
+    try:
+        with urllib.request.urlopen(f"http://{address}{path}", timeout=timeout) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+    except OSError:
+        return 0
+
+
+def http_text(address: str, path: str) -> str:
+    with urllib.request.urlopen(f"http://{address}{path}", timeout=2) as r:
+        return str(r.read().decode())
+
+
+def metric(text: str, sample: str) -> int:
+    for line in text.splitlines():
+        if line.startswith(sample + " "):
+            return int(float(line.rsplit(" ", 1)[1]))
+    raise KeyError(sample)
+
+
+def etcd_holders(port: int) -> dict[int, int] | None:
+    """Node number -> PID of the process holding its worker key, read from
+    etcd itself (its JSON gateway), or None if etcd does not answer."""
+    key = f"{PREFIX}/{LAYOUT}/workers/"
+    end = key[:-1] + chr(ord(key[-1]) + 1)
+    body = json.dumps(
+        {
+            "key": base64.b64encode(key.encode()).decode(),
+            "range_end": base64.b64encode(end.encode()).decode(),
+        }
+    ).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v3/kv/range", data=body)
+    try:
+        with urllib.request.urlopen(request, timeout=0.3) as r:
+            answer = json.loads(r.read())
+    except (OSError, ValueError):
+        return None
+    holders = {}
+    for kv in answer.get("kvs", []):
+        n = int(base64.b64decode(kv["key"]).decode().rsplit("/", 1)[1])
+        value = base64.b64decode(kv.get("value", "")).decode()
+        fields = dict(p.split("=", 1) for p in value.split() if "=" in p)
+        holders[n] = int(fields.get("pid", "-1"))
+    return holders
+
+
+class Watch(threading.Thread):
+    """Samples etcd's holders every 100 ms and each replica's /readyz every
+    50 ms, keeping what it saw with the time."""
+
+    def __init__(self, run: Run) -> None:
+        super().__init__(daemon=True)
+        self.run_ = run
+        self.samples: list[tuple[int, dict[int, int]]] = []
+        self.ready: list[tuple[int, str, int]] = []
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        last: dict[str, int] = {}
+        tick = 0
+        while not self.stopping.is_set():
+            if tick % 2 == 0:
+                before = now_ms()
+                holders = etcd_holders(self.run_.etcd_port)
+                if holders is not None:
+                    self.samples.append(((before + now_ms()) // 2, holders))
+            for name in ("r1", "r2", "r3"):
+                status = http_status(self.run_.url(name), "/readyz", timeout=0.1)
+                self.ready.append((now_ms(), name, status))
+                last[name] = status
+            tick += 1
+            time.sleep(0.05)
+
+    def first(self, name: str, after: int, good: bool) -> int | None:
+        for t, n, status in self.ready:
+            if n == name and t >= after and (status == 200) == good:
+                return t
+        return None
+
+
+def wait_ready(run: Run, names: list[str], seconds: float = 60) -> float:
+    return wait_for(
+        lambda: all(http_status(run.url(n), "/readyz") == 200 for n in names),
+        seconds,
+        f"{', '.join(names)} ready",
+    )
+
+
+def faults(run: Run, watch: Watch) -> dict[str, Any]:
+    s = run.settings
+    ttl = s.ttl_ms / 1000
+    timings: dict[str, Any] = {}
+    time.sleep(s.warm_s)
+
+    r1 = run.live("r1")
+    t = run.event("kill -9 r1")
+    r1.process.kill()
+    r1.process.wait()
+    r1.ended_ms = now_ms()
+    time.sleep(1)
+    run.start_replica("r1")
+    timings["r1 restarted after kill -9: ready in ms"] = round(
+        wait_ready(run, ["r1"]) * 1000
+    )
+    time.sleep(s.gap_s)
+
+    r2 = run.live("r2")
+    t = run.event("SIGSTOP r2", seconds=ttl + 2)
+    r2.process.send_signal(signal.SIGSTOP)
+    time.sleep(ttl + 2)
+    r2.process.send_signal(signal.SIGCONT)
+    t = run.event("SIGCONT r2")
+    timings["r2 paused past its TTL: ready again after SIGCONT in ms"] = round(
+        wait_ready(run, ["r2"]) * 1000
+    )
+    time.sleep(s.gap_s)
+
+    assert run.etcd
+    t_stop = run.event("SIGSTOP etcd", seconds=ttl + 2)
+    run.etcd.send_signal(signal.SIGSTOP)
+    time.sleep(ttl + 2)
+    run.etcd.send_signal(signal.SIGCONT)
+    t_cont = run.event("SIGCONT etcd")
+    wait_ready(run, ["r1", "r2", "r3"])
+    time.sleep(0.2)
+    for name in ("r1", "r2", "r3"):
+        down = watch.first(name, t_stop, good=False)
+        up = watch.first(name, t_cont, good=True)
+        timings[f"etcd paused: {name} 503 after (ms)"] = (
+            None if down is None else down - t_stop
+        )
+        timings[f"etcd paused: {name} ready after SIGCONT (ms)"] = (
+            None if up is None else up - t_cont
+        )
+    run.events[-1]["frozen_from"] = t_stop
+    time.sleep(s.gap_s)
+
+    t_stop = run.event("etcd stopped (SIGTERM)", seconds=s.etcd_down_s)
+    run.etcd.terminate()
+    run.etcd.wait()
+    time.sleep(s.etcd_down_s)
+    run.start_etcd()
+    run.event("etcd started on the same data directory")
+    timings["etcd restarted: all ready in ms"] = round(
+        wait_ready(run, ["r1", "r2", "r3"]) * 1000
+    )
+    time.sleep(s.gap_s)
+
+    r1 = run.live("r1")
+    pid = r1.process.pid
+    held = [n for n, p in (etcd_holders(run.etcd_port) or {}).items() if p == pid]
+    run.event("SIGTERM r1", node=held)
+    r1.process.terminate()
+    code = r1.process.wait(timeout=15)
+    r1.ended_ms = now_ms()
+    released = etcd_holders(run.etcd_port) or {}
+    timings["SIGTERM r1: exit status"] = code
+    timings["SIGTERM r1: its value in etcd right after exit"] = [
+        released.get(n) for n in held
+    ]
+    assert held and all(released.get(n) != pid for n in held), (held, released)
+    run.start_replica("r1")
+    wait_ready(run, ["r1"])
+    time.sleep(s.gap_s)
+
+    t = run.event("r3's wall clock stepped back 3 s", seconds=2)
+    (run.base / "r3.faketime").write_text("-3\n")
+    time.sleep(2)
+    (run.base / "r3.faketime").write_text("+0\n")
+    run.event("r3's clock restored")
+    wait_ready(run, ["r3"])
+    text = http_text(run.url("r3"), "/metrics")
+    timings["r3 clock step: CLOCK_MOVED_BACKWARDS refusals"] = metric(
+        text, 'polyflake_clock_backwards_total{policy="fail",outcome="refused"}'
+    )
+    down = watch.first("r3", t, good=False)
+    timings["r3 clock step: 503 after (ms)"] = None if down is None else down - t
+    time.sleep(s.gap_s)
+    return timings
+
+
+def load(path: Path) -> list[dict[str, Any]]:
+    records = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            records.append(json.loads(line))
+    return records
+
+
+def check(
+    run: Run, watch: Watch, records: list[dict[str, Any]], timings: dict[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """Every assertion of the run: a list of failures (empty when all hold)
+    and the figures for the report."""
+    failures: list[str] = []
+    figures: dict[str, Any] = {}
+    epoch = polyflake.Layout(LAYOUT).epoch_ms
+    ok = [r for r in records if r.get("status") == 200]
+    ids = [int(i) for r in ok for i in r["ids"]]
+    figures["IDs received"] = len(ids)
+    figures["duplicate IDs"] = len(ids) - len(set(ids))
+    if figures["duplicate IDs"]:
+        failures.append(f"{figures['duplicate IDs']} duplicate IDs")
+    violations = [r for r in ok if r.get("db_error")]
+    figures["primary-key violations"] = len(violations)
+    if violations:
+        failures.append(
+            f"{len(violations)} batches hit a primary-key violation: {violations[0]['db_error']}"
+        )
+    refusals: dict[str, int] = {}
+    for r in records:
+        if r.get("status") != 200:
+            key = f"{r['replica']} {r.get('status')} {r.get('code')}"
+            refusals[key] = refusals.get(key, 0) + 1
+    figures["refused or unanswered requests"] = refusals
+
+    # Who held which node value, by etcd's own record.
+    pids = {i.process.pid: i.name for i in run.instances}
+    pids[run.embedded_pid] = "embedded"
+    times = [t for t, _ in watch.samples]
+    unheld = 0
+    example = ""
+    for r in ok:
+        source = r["replica"]
+        checked: set[tuple[int, int]] = set()
+        for text in r["ids"]:
+            id = int(text)
+            t = (id >> 22) + epoch
+            n = (id >> 12) & 0x3FF
+            if (t, n) in checked:
+                continue
+            checked.add((t, n))
+            k = bisect.bisect_right(times, t)
+            near = [watch.samples[j][1] for j in (k - 1, k) if 0 <= j < len(times)]
+            if not any(pids.get(h.get(n, -1)) == source for h in near):
+                unheld += 1
+                example = (
+                    example
+                    or f"{source} issued {id} (node {n}, {t} ms) while etcd showed {near}"
+                )
+    figures["IDs under a node value etcd did not show their issuer holding"] = unheld
+    if unheld:
+        failures.append(
+            f"{unheld} (time, node) pairs not held by their issuer: {example}"
+        )
+
+    # Per replica, strictly increasing: an answer received before another was
+    # asked for holds only smaller IDs.
+    decreasing = 0
+    for name in {r["replica"] for r in ok}:
+        mine = [r for r in ok if r["replica"] == name]
+        by_received = sorted(mine, key=lambda r: r["received"])
+        highest, j = -1, 0
+        for r in sorted(mine, key=lambda r: r["sent"]):
+            while j < len(by_received) and by_received[j]["received"] < r["sent"]:
+                highest = max(highest, int(by_received[j]["ids"][-1]))
+                j += 1
+            batch = [int(i) for i in r["ids"]]
+            if batch[0] <= highest or any(a >= b for a, b in itertools.pairwise(batch)):
+                decreasing += 1
+    figures["answers not above their replica's earlier answers"] = decreasing
+    if decreasing:
+        failures.append(
+            f"{decreasing} answers not strictly above earlier answers of their replica"
+        )
+
+    # Each fault was seen: the stepped clock refused on r3 alone, and every
+    # replica stopped being ready while etcd was frozen.
+    step = next(e for e in run.events if e["event"].startswith("r3's wall clock"))
+    restored = next(e for e in run.events if e["event"] == "r3's clock restored")
+    clock_refusals = [r for r in records if r.get("code") == "CLOCK_MOVED_BACKWARDS"]
+    if not clock_refusals or {r["replica"] for r in clock_refusals} != {"r3"}:
+        failures.append(
+            f"the clock step was refused by {[r['replica'] for r in clock_refusals]}"
+        )
+    if timings["r3 clock step: CLOCK_MOVED_BACKWARDS refusals"] < 1:
+        failures.append("r3's metrics counted no clock-backwards refusal")
+    others = {
+        r["replica"]
+        for r in ok
+        if step["t"] <= r["sent"] and r["received"] <= restored["t"]
+    }
+    if not {"r1", "r2"} <= others:
+        failures.append(f"only {others} answered while r3's clock was stepped")
+    missing = [k for k, v in timings.items() if v is None]
+    if missing:
+        failures.append(f"not observed: {missing}")
+
+    # While etcd was frozen past the TTL, nobody may issue.
+    frozen = next(e for e in run.events if e["event"] == "SIGCONT etcd")
+    lapse_from = frozen["frozen_from"] + run.settings.ttl_ms
+    during: dict[str, list[int]] = {}
+    for r in ok:
+        for text in r["ids"]:
+            t = (int(text) >> 22) + epoch
+            if lapse_from <= t < frozen["t"]:
+                during.setdefault(r["replica"], []).append(t - frozen["frozen_from"])
+    figures["IDs issued while every lease had lapsed (etcd frozen)"] = sum(
+        map(len, during.values())
+    )
+    if during:
+        failures.append(
+            "IDs issued while etcd was frozen past the TTL: "
+            + ", ".join(
+                f"{k} {len(v)} at +{min(v)}..+{max(v)} ms" for k, v in during.items()
+            )
+        )
+
+    # The paused replica: nothing under its old value after its lease lapsed.
+    with psycopg.connect(run.dsn) as db:
+        rows = db.execute("SELECT count(*) FROM orders").fetchone()[0]
+        inserted = sum(r.get("inserted", 0) for r in ok)
+        figures["rows"] = rows
+        if rows != inserted or rows != len(ids):
+            failures.append(
+                f"{rows} rows, {inserted} inserted, {len(ids)} IDs received"
+            )
+        # Time ranges on the primary key alone.
+        t_first = min((i >> 22) + epoch for i in ids)
+        t_last = max((i >> 22) + epoch for i in ids)
+        t0 = t_first + (t_last - t_first) // 4
+        t1 = t_first + (t_last - t_first) * 3 // 4
+        lo, hi = polyflake.min_id(LAYOUT, t0), polyflake.max_id(LAYOUT, t1)
+        by_key = {
+            x
+            for (x,) in db.execute(
+                "SELECT id FROM orders WHERE id BETWEEN %s AND %s", (lo, hi)
+            )
+        }
+        by_time = {
+            x
+            for (x,) in db.execute(
+                "SELECT id FROM orders WHERE (id >> 22) + %s BETWEEN %s AND %s",
+                (epoch, t0, t1),
+            )
+        }
+        figures["rows in the middle half, by key range"] = len(by_key)
+        if by_key != by_time or not by_key:
+            failures.append(
+                f"the key range holds {len(by_key)} rows, the IDs' times {len(by_time)}"
+            )
+        tolerance_ms = 2000
+        lag = db.execute(
+            "SELECT min(extract(epoch from created_at) * 1000 - ((id >> 22) + %s)),"
+            " max(extract(epoch from created_at) * 1000 - ((id >> 22) + %s)) FROM orders",
+            (epoch, epoch),
+        ).fetchone()
+        figures["created_at minus the ID's time, ms (min, max)"] = [
+            round(float(x)) for x in lag
+        ]
+        if not (-50 <= float(lag[0]) and float(lag[1]) <= tolerance_ms):
+            failures.append(
+                f"created_at lies {lag} ms from the IDs' times, beyond the tolerance"
+            )
+        inner = {
+            x
+            for (x,) in db.execute(
+                "SELECT id FROM orders WHERE created_at BETWEEN to_timestamp(%s / 1000.0)"
+                " AND to_timestamp(%s / 1000.0)",
+                (t0 + tolerance_ms, t1),
+            )
+        }
+        outer = {
+            x
+            for (x,) in db.execute(
+                "SELECT id FROM orders WHERE created_at BETWEEN to_timestamp(%s / 1000.0)"
+                " AND to_timestamp(%s / 1000.0)",
+                (t0 - 50, t1 + tolerance_ms),
+            )
+        }
+        if not (inner <= by_key <= outer):
+            failures.append(
+                "the key range disagrees with created_at beyond the tolerance"
+            )
+        # Keyset pagination visits every row once, in order.
+        seen, last, pages = 0, -(2**63), 0
+        while True:
+            page = [
+                x
+                for (x,) in db.execute(
+                    "SELECT id FROM orders WHERE id > %s ORDER BY id LIMIT 10000",
+                    (last,),
+                )
+            ]
+            if not page:
+                break
+            if page[0] <= last or any(a >= b for a, b in itertools.pairwise(page)):
+                failures.append("keyset pagination went backwards")
+                break
+            seen += len(page)
+            last = page[-1]
+            pages += 1
+        figures["keyset pagination: rows visited"] = seen
+        if seen != rows:
+            failures.append(f"keyset pagination visited {seen} of {rows} rows")
+    return failures, figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--full", action="store_true", help="production TTL, longer phases"
+    )
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--node-dir", required=True)
+    parser.add_argument("--report", help="write the report's figures here as JSON")
+    args = parser.parse_args()
+    settings = FULL if args.full else SHORT
+    base = Path(tempfile.mkdtemp(prefix="polyflake-e2e-"))
+    run = Run(base, settings, Path(args.cli), sys.executable, Path(args.node_dir))
+    started = time.monotonic()
+    watch: Watch | None = None
+    try:
+        print(f"e2e: {'full' if args.full else 'short'} run in {base}", flush=True)
+        run.start_etcd()
+        run.start_postgres()
+        run.create_orders()
+        for name in ("r1", "r2", "r3"):
+            run.start_replica(name)
+        wait_ready(run, ["r1", "r2", "r3"])
+        watch = Watch(run)
+        watch.start()
+        replicas = ",".join(f"{n}={run.url(n)}" for n in ("r1", "r2", "r3"))
+        clients = [
+            run.spawn(
+                [
+                    sys.executable,
+                    str(HERE / "client.py"),
+                    "--replicas",
+                    replicas,
+                    "--dsn",
+                    run.dsn,
+                    "--out",
+                    str(base / "python.jsonl"),
+                ],
+                base / "python.log",
+            ),
+            run.spawn(
+                [
+                    "node",
+                    str(run.node_dir / "client.mjs"),
+                    "--replicas",
+                    replicas,
+                    "--dsn",
+                    run.dsn,
+                    "--out",
+                    str(base / "node.jsonl"),
+                ],
+                base / "node.log",
+            ),
+            run.spawn(
+                [
+                    sys.executable,
+                    str(HERE / "embedded.py"),
+                    "--dsn",
+                    run.dsn,
+                    "--out",
+                    str(base / "embedded.jsonl"),
+                ],
+                base / "embedded.log",
+                env=run.replica_env(),
+            ),
+        ]
+        run.embedded_pid = clients[2].pid
+        timings = faults(run, watch)
+        run.event("clients stop (SIGTERM)")
+        for c in clients:
+            c.terminate()
+        for c in clients:
+            if c.wait(timeout=30) != 0:
+                raise SystemExit(f"e2e: a client failed: {c.args}; see {base}")
+        watch.stopping.set()
+        watch.join()
+        records = []
+        for name in ("python", "node", "embedded"):
+            records += [r for r in load(base / f"{name}.jsonl") if "status" in r]
+        failures, figures = check(run, watch, records, timings)
+        report(run, timings, figures, failures, time.monotonic() - started, args.report)
+        if failures:
+            print(f"e2e: FAILED; the processes' logs are in {base}")
+            return 1
+        return 0
+    finally:
+        stop_all(run)
+        if not os.environ.get("POLYFLAKE_E2E_KEEP"):
+            shutil.rmtree(base, ignore_errors=True)
+
+
+def report(
+    run: Run,
+    timings: dict[str, Any],
+    figures: dict[str, Any],
+    failures: list[str],
+    seconds: float,
+    path: str | None,
+) -> None:
+    print("\n# e2e report")
+    print(f"layout {LAYOUT}, TTL {run.settings.ttl_ms} ms, {seconds:.0f} s in all\n")
+    print("## faults, in order")
+    t0 = run.events[0]["t"]
+    for e in run.events:
+        print(f"  +{(e['t'] - t0) / 1000:6.1f} s  {e['event']}")
+    print("\n## timings")
+    for k, v in timings.items():
+        print(f"  {k}: {v}")
+    print("\n## figures")
+    for k, v in figures.items():
+        print(f"  {k}: {v}")
+    print("\n## verdict")
+    print(
+        "  every check held"
+        if not failures
+        else "\n".join(f"  FAILED: {f}" for f in failures)
+    )
+    if path:
+        Path(path).write_text(
+            json.dumps(
+                {
+                    "timings": timings,
+                    "figures": figures,
+                    "failures": failures,
+                    "seconds": round(seconds),
+                },
+                indent=1,
+            )
+        )
+
+
+def stop_all(run: Run) -> None:
+    for p in run.processes:
+        if p.poll() is None:
+            try:
+                p.send_signal(signal.SIGCONT)
+                p.terminate()
+                p.wait(timeout=10)
+            except (subprocess.TimeoutExpired, ProcessLookupError):
+                p.kill()
+                p.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make e2e (the full run: production TTL, longer phases) and make test-e2e
+# (the short run in make test): etcd, PostgreSQL, three `polyflake serve`
+# replicas, Python and Node order services and an in-process Python writer,
+# under scripted faults; e2e/run.py starts and checks everything.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+bash "$root/scripts/debian-deps.sh"
+cargo build -q -p polyflake-cli --features serve
+
+venv="$work/e2e-venv"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+pip() { "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@"; }
+pip "psycopg[binary]==3.3.9" ruff maturin
+# The Python library with its etcd feature, built as make test-python builds
+# it (same features and profile: cargo reuses its artifacts), never a stale
+# wheel from an earlier run.
+rm -rf "$work/wheels/e2e"
+"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
+    --features etcd,test-hooks -o "$work/wheels/e2e"
+pip --force-reinstall --no-deps "$work"/wheels/e2e/polyflake-*.whl
+"$venv/bin/ruff" check "$root/e2e"
+"$venv/bin/ruff" format --check "$root/e2e"
+
+node_dir="$work/e2e-node"
+mkdir -p "$node_dir"
+cp "$root/e2e/package.json" "$root/e2e/client.mjs" "$node_dir/"
+(cd "$node_dir" && npm install --silent --no-audit --no-fund >/dev/null)
+
+script=run.py
+if [ "${1:-}" = "--bench-keys" ]; then shift; script=bench_keys.py; fi
+"$venv/bin/python" "$root/e2e/$script" --cli "$cargo_target/debug/polyflake" --node-dir "$node_dir" "$@"
