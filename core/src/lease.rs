@@ -264,6 +264,12 @@ impl MarkStore for LocalLease {
         self.mark.persist(until_ms)?;
         self.check_still_held()
     }
+    /// Lowered only while the lock file is still this lease's: once it was
+    /// removed or replaced, another process may hold the value and its mark.
+    fn settle(&self, used_until_ms: i64) -> Result<()> {
+        self.check_still_held()?;
+        self.mark.settle(used_until_ms)
+    }
 }
 
 /// Creates `dir` (and its parents) readable and writable by this user alone.

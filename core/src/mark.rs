@@ -20,6 +20,14 @@ pub trait MarkStore: Send + Sync + fmt::Debug {
     fn load(&self) -> Result<Option<i64>>;
     /// Persists durably that no ID will be issued after `until_ms`.
     fn persist(&self, until_ms: i64) -> Result<()>;
+    /// The generator is gone, having issued nothing after `used_until_ms`
+    /// (below the persisted mark): a store may lower its mark to it, so that
+    /// the next process on this identity need not wait out the lead. The
+    /// default keeps the mark, which is always safe.
+    fn settle(&self, used_until_ms: i64) -> Result<()> {
+        let _ = used_until_ms;
+        Ok(())
+    }
 }
 
 const HEADER: &str = "polyflake-hwm 1";
@@ -105,6 +113,14 @@ impl MarkStore for FileMark {
             let _ = fs::remove_file(&tmp);
             Error::state_io(&self.path, "the high-water mark cannot be written", &e)
         })
+    }
+
+    /// The file belongs to one held identity (its lock), so nothing else
+    /// issues under it: lowering the mark to the time used is safe, and a
+    /// process that starts right after this one (`polyflake next` in a loop)
+    /// issues at once instead of waiting out the lead.
+    fn settle(&self, used_until_ms: i64) -> Result<()> {
+        self.persist(used_until_ms)
     }
 }
 

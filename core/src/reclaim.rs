@@ -160,6 +160,10 @@ impl MarkStore for HeldMark {
         }
         result
     }
+
+    fn settle(&self, used_until_ms: i64) -> Result<()> {
+        self.lease.settle(used_until_ms)
+    }
 }
 
 impl HeldMark {

@@ -436,3 +436,57 @@ fn a_node_check_refusing_value_0_leads_to_value_1_and_refusals_are_errors() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_clean_drop_settles_the_mark_so_the_next_process_issues_at_once() {
+    let dir = temp_dir("settle");
+    let layout = Layout::twitter();
+    let start = layout.epoch_ms() + 8_000_000;
+    let clock = ManualClock::new(start);
+    let vars: HashMap<String, String> = [(
+        "POLYFLAKE_STATE_DIR".to_owned(),
+        dir.to_string_lossy().into_owned(),
+    )]
+    .into();
+    let run = |clock: &ManualClock| {
+        let identity =
+            WorkerIdentity::resolve_from(&layout, &vars, Arc::new(clock.clone()), &[]).unwrap();
+        Generator::builder(layout.clone())
+            .identity(identity)
+            .build()
+            .unwrap()
+    };
+    let mark = FileMark::new(dir.join("twitter/node-0.hwm"));
+    let g = run(&clock);
+    let first = g.next_ids(5).unwrap();
+    assert_eq!(
+        mark.load().unwrap(),
+        Some(start + 1_000),
+        "one lead ahead while it runs"
+    );
+    drop(g);
+    assert_eq!(
+        mark.load().unwrap(),
+        Some(start),
+        "settled to the last tick used"
+    );
+    // The next process on the value, in the same millisecond: past every
+    // earlier ID after one tick, not after the lead.
+    let g = run(&clock);
+    let next = g.next_id().unwrap();
+    assert!(next > first[4]);
+    assert_eq!(clock.now_ms(), start + 1);
+    drop(g);
+
+    // A holder whose lock file was taken over leaves the newcomer's mark alone.
+    let g = run(&clock);
+    g.next_id().unwrap();
+    let held = mark.load().unwrap().unwrap();
+    std::fs::remove_file(dir.join("twitter/node-0.lock")).unwrap();
+    let newcomer = polyflake::LocalLease::acquire(&layout, &dir).unwrap();
+    assert_eq!(newcomer.number(), 0);
+    drop(g);
+    assert_eq!(mark.load().unwrap(), Some(held), "not lowered");
+    drop(newcomer);
+    std::fs::remove_dir_all(dir).unwrap();
+}
