@@ -68,17 +68,35 @@ def section(r: dict[str, float]) -> str:
             lines.append(f"| `snowflake` preset, cost per ID outside waits (ns) | {t} | {p:.1f} | {s:.1f} | {s / p:.2f} | |")
         if w and s:
             lines.append(f"| 21-bit sequence layout, never waits (ns/ID) | {t} | {w:.1f} | {s:.1f}¹ | {s / w:.2f} | |")
+    p, k, kc = r.get("cost/1t/polyflake-snowflake"), r.get("clock/monotonic"), r.get("clock/monotonic+cas")
+    if p and k:
+        lines.append(f"| one read of the monotonic clock (ns) | 1 | {k:.1f} | | "
+                     f"next_id = {p / k:.2f}× the clock read | |")
+    if p and kc:
+        lines.append(f"| the clock read and one compare-and-swap, any lock-free generator's floor (ns) | 1 | {kc:.1f} | | "
+                     f"next_id = {p / kc:.2f}× this floor | |")
     lines += ["", "¹ snowflaked has one fixed layout; its figure is its cost per ID outside waits.", "",
               "### Decoding and encodings (ns per call)", "",
               "| operation | polyflake | snowflaked | ratio |", "|---|---|---|---|"]
-    p, s = r.get("decode/polyflake"), r.get("decode/snowflaked")
+    p, c, s = r.get("decode/polyflake"), r.get("decode/polyflake-custom"), r.get("decode/snowflaked")
     if p and s:
         lines.append(f"| decode (twitter) | {p:.2f} | {s:.2f} | {s / p:.2f} |")
-    lines += ["", "| encoding | format | parse |", "|---|---|---|"]
+    if c and s:
+        lines.append(f"| decode (custom: 3 node fields, sequence above them) | {c:.2f} | {s:.2f}¹ | {s / c:.2f} |")
+    f = r.get("decode/polyflake-fields")
+    if f and s:
+        lines.append(f"| decode, then read the three fields snowflaked returns (`snowflake` preset, its shape) | {f:.2f} | {s:.2f} | {s / f:.2f} |")
+    d, i = r.get("format/decimal"), r.get("format/itoa")
+    lines += ["", "| encoding | format | format ÷ decimal format | parse | parse ÷ decimal parse |",
+              "|---|---|---|---|---|"]
+    dp = r.get("parse/decimal")
     for name in ("decimal", "hex", "base2", "base32", "base36", "base58", "base64", "crockford32", "bytes"):
         f, q = r.get(f"format/{name}"), r.get(f"parse/{name}")
-        if f and q:
-            lines.append(f"| {name} | {f:.1f} | {q:.1f} |")
+        if f and q and d and dp:
+            lines.append(f"| {name} | {f:.1f} | {f / d:.2f} | {q:.1f} | {q / dp:.2f} |")
+    if d and i:
+        lines += ["", f"Decimal format {d:.1f} ns beside the `itoa` crate's {i:.1f} ns in the same run: "
+                  f"{d / i:.2f}× itoa."]
     return "\n".join(lines)
 
 

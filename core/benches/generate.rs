@@ -69,6 +69,26 @@ fn timed(iters: u64, threads: u64, skip_waits: bool, next: &(dyn Fn() -> u64 + S
     last - first
 }
 
+/// The floor of `next_id`: one read of the clock it uses.
+fn clock(c: &mut Criterion) {
+    use polyflake::{Clock, MonotonicClock};
+    let clock = MonotonicClock::new();
+    let mut group = c.benchmark_group("clock");
+    group.bench_function("monotonic", |b| b.iter(|| clock.now_ms()));
+    // The floor of any lock-free generator: the clock read and one
+    // compare-and-swap publishing the new state.
+    let state = std::sync::atomic::AtomicU64::new(0);
+    group.bench_function("monotonic+cas", |b| {
+        b.iter(|| {
+            use std::sync::atomic::Ordering;
+            let current = state.load(Ordering::Acquire);
+            let next = (clock.now_ms() as u64) << 12 | (current + 1) & 0xfff;
+            state.compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Acquire)
+        })
+    });
+    group.finish();
+}
+
 fn generators(c: &mut Criterion) {
     let snowflake = Generator::new(Layout::snowflake(), &[1]).unwrap();
     let wide_layout = Layout::custom(1_288_834_974_657, 41)
@@ -114,11 +134,35 @@ fn decode_and_encodings(c: &mut Criterion) {
     group.bench_function("polyflake", |b| {
         b.iter(|| layout.decode(black_box(id)).unwrap())
     });
+    // A custom layout: three node fields, the sequence above them.
+    let custom = Layout::custom(1_600_000_000_000, 40)
+        .node("region", 3)
+        .node("host", 7)
+        .node("worker", 3)
+        .sequence_bits(10)
+        .sequence_above_nodes(true)
+        .build()
+        .unwrap();
+    let custom_id = custom.compose(1_700_000_000_000, 77, &[5, 100, 6]).unwrap();
+    group.bench_function("polyflake-custom", |b| {
+        b.iter(|| custom.decode(black_box(custom_id)).unwrap())
+    });
     group.bench_function("snowflaked", |b| {
         use snowflaked::Snowflake;
         b.iter(|| {
             let id = black_box(id);
             (id.timestamp(), id.instance(), id.sequence())
+        })
+    });
+    // The same work on both sides: snowflaked's shape (41 time, 10 node, 12
+    // sequence) is the `snowflake` preset; read the three fields snowflaked
+    // returns, from polyflake's one `decode`.
+    let snowflake = Layout::snowflake();
+    let snowflake_id = snowflake.compose(1_700_000_000_000, 1234, &[801]).unwrap();
+    group.bench_function("polyflake-fields", |b| {
+        b.iter(|| {
+            let parts = snowflake.decode(black_box(snowflake_id)).unwrap();
+            (parts.timestamp_ms, parts.nodes()[0], parts.sequence)
         })
     });
     group.finish();
@@ -129,6 +173,14 @@ fn decode_and_encodings(c: &mut Criterion) {
             b.iter(|| encoding.encode(black_box(id)))
         });
     }
+    // The floor for decimal: the `itoa` crate, its buffer returned like our `Encoded`.
+    group.bench_function("itoa", |b| {
+        b.iter(|| {
+            let mut buffer = itoa::Buffer::new();
+            buffer.format(black_box(id));
+            buffer
+        })
+    });
     group.finish();
     let mut group = c.benchmark_group("parse");
     for encoding in Encoding::ALL {
@@ -140,5 +192,5 @@ fn decode_and_encodings(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, generators, decode_and_encodings);
+criterion_group!(benches, clock, generators, decode_and_encodings);
 criterion_main!(benches);

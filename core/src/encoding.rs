@@ -33,7 +33,34 @@ const fn table(alphabet: &[u8], fold_case: bool) -> [u8; 256] {
     t
 }
 
+/// "00" to "99": decimal text two digits per step.
+static DIGIT_PAIRS: [[u8; 2]; 100] = {
+    let mut pairs = [[0; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        pairs[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
+    }
+    pairs
+};
+
+/// Each byte's eight binary digits, most significant first.
+static BYTE_BITS: [[u8; 8]; 256] = {
+    let mut bits = [[0; 8]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut i = 0;
+        while i < 8 {
+            bits[byte][i] = b'0' + ((byte >> (7 - i)) & 1) as u8;
+            i += 1;
+        }
+        byte += 1;
+    }
+    bits
+};
+
 static DECIMAL_T: [u8; 256] = table(DECIMAL, false);
+static BASE64_T: [u8; 256] = table(BASE64, false);
 static BINARY_T: [u8; 256] = table(BINARY, false);
 static BASE32_T: [u8; 256] = table(BASE32, false);
 static BASE36_T: [u8; 256] = table(BASE36, true);
@@ -120,9 +147,9 @@ impl Encoding {
             binary: self.is_binary(),
         };
         match self {
-            Encoding::Decimal => out.radix::<10>(id, DECIMAL),
+            Encoding::Decimal => out.decimal(id),
             Encoding::Hex => out.fixed(id, HEX, 4, 16),
-            Encoding::Base2 => out.radix::<2>(id, BINARY),
+            Encoding::Base2 => out.binary(id),
             Encoding::Base32 => out.radix::<32>(id, BASE32),
             Encoding::Base36 => out.radix::<36>(id, BASE36),
             Encoding::Base58 => out.radix::<58>(id, BASE58),
@@ -133,10 +160,10 @@ impl Encoding {
             }
             Encoding::Base64 => {
                 let decimal = Encoding::Decimal.encode(id);
-                let mut b64 = [0u8; 28];
-                let n = base64_encode(decimal.as_bytes(), &mut b64);
+                let digits = decimal.as_bytes();
+                let n = digits.len().div_ceil(3) * 4;
                 out.start = (64 - n) as u8;
-                out.buf[64 - n..].copy_from_slice(&b64[..n]);
+                base64_encode(digits, &mut out.buf[64 - n..]);
             }
         }
         out
@@ -178,9 +205,9 @@ impl Encoding {
                 Ok(u64::from_be_bytes(bytes))
             }
             Encoding::Base64 => {
-                let decimal = base64_decode(input).map_err(fail)?;
+                let (decimal, len) = base64_decode(input).map_err(fail)?;
                 Encoding::Decimal
-                    .parse(&decimal)
+                    .parse(&decimal[..len])
                     .map_err(|e| fail(format!("does not hold a decimal ID ({e})")))
             }
         }
@@ -227,6 +254,40 @@ impl Encoded {
     fn push(&mut self, byte: u8) {
         self.start -= 1;
         self.buf[usize::from(self.start)] = byte;
+    }
+
+    fn push_pair(&mut self, pair: usize) {
+        self.start -= 2;
+        let at = usize::from(self.start);
+        self.buf[at..at + 2].copy_from_slice(&DIGIT_PAIRS[pair]);
+    }
+
+    /// Four digits per division while they last, then pairs.
+    fn decimal(&mut self, mut id: u64) {
+        while id >= 10_000 {
+            let four = (id % 10_000) as usize;
+            id /= 10_000;
+            self.push_pair(four % 100);
+            self.push_pair(four / 100);
+        }
+        let mut rest = id as usize;
+        if rest >= 100 {
+            self.push_pair(rest % 100);
+            rest /= 100;
+        }
+        if rest >= 10 {
+            self.push_pair(rest);
+        } else {
+            self.push(b'0' + rest as u8);
+        }
+    }
+
+    /// All 64 digits a byte at a time, then the leading zeros cut (one `0` stays).
+    fn binary(&mut self, id: u64) {
+        for (chunk, byte) in self.buf.chunks_exact_mut(8).zip(id.to_be_bytes()) {
+            chunk.copy_from_slice(&BYTE_BITS[usize::from(byte)]);
+        }
+        self.start = id.leading_zeros().min(63) as u8;
     }
 
     fn radix<const BASE: u64>(&mut self, mut id: u64, alphabet: &[u8]) {
@@ -343,59 +404,120 @@ fn parse_fixed(
 }
 
 fn base64_encode(input: &[u8], out: &mut [u8]) -> usize {
+    let sextet = |triple: u32, i: u32| BASE64[((triple >> (18 - 6 * i)) & 63) as usize];
     let mut n = 0;
-    for chunk in input.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let triple = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            out[n + i] = if i <= chunk.len() {
-                BASE64[((triple >> (18 - 6 * i)) & 63) as usize]
-            } else {
-                b'='
-            };
-        }
+    let mut chunks = input.chunks_exact(3);
+    for chunk in &mut chunks {
+        let triple = (u32::from(chunk[0]) << 16) | (u32::from(chunk[1]) << 8) | u32::from(chunk[2]);
+        out[n..n + 4].copy_from_slice(&[
+            sextet(triple, 0),
+            sextet(triple, 1),
+            sextet(triple, 2),
+            sextet(triple, 3),
+        ]);
         n += 4;
     }
-    n
+    let tail = match *chunks.remainder() {
+        [a] => {
+            let triple = u32::from(a) << 16;
+            [sextet(triple, 0), sextet(triple, 1), b'=', b'=']
+        }
+        [a, b] => {
+            let triple = (u32::from(a) << 16) | (u32::from(b) << 8);
+            [
+                sextet(triple, 0),
+                sextet(triple, 1),
+                sextet(triple, 2),
+                b'=',
+            ]
+        }
+        _ => return n,
+    };
+    out[n..n + 4].copy_from_slice(&tail);
+    n + 4
+}
+
+/// The last quad with its padding (`xx==` or `xxx=`): the bytes it holds
+/// into `out`, and how many. Padding anywhere else, a character outside the
+/// alphabet or stray bits under the padding are refused.
+fn base64_padded(
+    quad: &[u8],
+    q: usize,
+    last: bool,
+    sextets: [u8; 4],
+    out: &mut [u8],
+) -> std::result::Result<usize, String> {
+    let pad = match quad {
+        [_, _, b'=', b'='] if last => 2,
+        [_, _, c, b'='] if last && *c != b'=' => 1,
+        _ => return Err(base64_stray(quad, q, sextets)),
+    };
+    if sextets[..4 - pad].iter().any(|&d| d >= 64) {
+        return Err(base64_stray(quad, q, sextets));
+    }
+    let mut triple = 0u32;
+    for &d in &sextets[..4 - pad] {
+        triple = (triple << 6) | u32::from(d);
+    }
+    triple <<= 6 * pad;
+    let bytes = [(triple >> 16) as u8, (triple >> 8) as u8, triple as u8];
+    let keep = 3 - pad;
+    if bytes[keep..].iter().any(|&b| b != 0) {
+        return Err("non-canonical trailing bits".into());
+    }
+    out.copy_from_slice(&bytes);
+    Ok(keep)
+}
+
+#[cold]
+fn base64_stray(quad: &[u8], q: usize, sextets: [u8; 4]) -> String {
+    let i = sextets.iter().position(|&d| d >= 64).unwrap_or(0);
+    if quad[i] == b'=' {
+        "misplaced padding".into()
+    } else {
+        format!(
+            "unexpected character {:?} at position {}",
+            char::from(quad[i]),
+            q * 4 + i
+        )
+    }
 }
 
 /// Strict standard base64: padding required, no stray bits in the last
 /// character, nothing but the alphabet.
-fn base64_decode(input: &[u8]) -> std::result::Result<Vec<u8>, String> {
+fn base64_decode(input: &[u8]) -> std::result::Result<([u8; 21], usize), String> {
     if !input.len().is_multiple_of(4) {
         return Err(format!("length {} is not a multiple of 4", input.len()));
     }
-    let mut out = Vec::with_capacity(input.len() / 4 * 3);
-    let quads = input.len() / 4;
-    for (q, quad) in input.chunks(4).enumerate() {
-        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 || (pad > 0 && q + 1 != quads) {
-            return Err("misplaced padding".into());
-        }
-        let mut triple = 0u32;
-        for (i, &c) in quad.iter().enumerate() {
-            let v = if i >= 4 - pad {
-                0
-            } else {
-                let at = q * 4 + i;
-                BASE64.iter().position(|&a| a == c).ok_or_else(|| {
-                    format!("unexpected character {:?} at position {at}", char::from(c))
-                })? as u32
-            };
-            triple = (triple << 6) | v;
-        }
-        let bytes = [(triple >> 16) as u8, (triple >> 8) as u8, triple as u8];
-        let keep = 3 - pad;
-        if bytes[keep..].iter().any(|&b| b != 0) {
-            return Err("non-canonical trailing bits".into());
-        }
-        out.extend_from_slice(&bytes[..keep]);
+    // The base64 of a decimal ID (at most 20 digits) has at most 28 characters.
+    if input.len() > 28 {
+        return Err(format!(
+            "{} characters: longer than the base64 of any decimal ID (28)",
+            input.len()
+        ));
     }
-    Ok(out)
+    let mut out = [0u8; 21];
+    let mut n = 0;
+    let quads = input.len() / 4;
+    for (q, quad) in input.chunks_exact(4).enumerate() {
+        let digit = |i: usize| BASE64_T[usize::from(quad[i])];
+        let v = [digit(0), digit(1), digit(2), digit(3)];
+        if (v[0] | v[1] | v[2] | v[3]) < 64 {
+            let triple = (u32::from(v[0]) << 18)
+                | (u32::from(v[1]) << 12)
+                | (u32::from(v[2]) << 6)
+                | u32::from(v[3]);
+            out[n..n + 3].copy_from_slice(&[
+                (triple >> 16) as u8,
+                (triple >> 8) as u8,
+                triple as u8,
+            ]);
+            n += 3;
+        } else {
+            n += base64_padded(quad, q, q + 1 == quads, v, &mut out[n..n + 3])?;
+        }
+    }
+    Ok((out, n))
 }
 
 #[cfg(test)]
@@ -438,6 +560,28 @@ mod tests {
             "INVALID_ENCODING"
         );
         assert_eq!(code(Encoding::Base64, "MTE"), "INVALID_ENCODING");
+        let why = |text: &str| Encoding::Base64.parse(text).unwrap_err().to_string();
+        assert!(
+            why("MR==").contains("non-canonical trailing bits"),
+            "{}",
+            why("MR==")
+        );
+        assert!(why("M=Q=").contains("misplaced padding"));
+        assert!(why("MQ==MQ==").contains("misplaced padding"));
+        assert!(why("MTE=MTE=").contains("misplaced padding"));
+        assert!(why("M*Q=").contains("'*' at position 1"), "{}", why("M*Q="));
+        assert!(why("MTIz*TE=").contains("'*' at position 4"));
+        assert_eq!(Encoding::Base64.parse("MQ==").unwrap(), 1);
+        assert_eq!(Encoding::Base64.parse("MTI=").unwrap(), 12);
+        assert_eq!(Encoding::Base64.parse("MTIz").unwrap(), 123);
+        // Longer than the base64 of any 20-digit decimal: refused before decoding.
+        let long = "MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0";
+        assert_eq!(code(Encoding::Base64, long), "INVALID_ENCODING");
+        assert!(Encoding::Base64
+            .parse(long)
+            .unwrap_err()
+            .to_string()
+            .contains("longer than"));
         assert_eq!(code(Encoding::Bytes, "1234567"), "INVALID_ENCODING");
         assert_eq!(Encoding::Hex.parse("00000000000000FF").unwrap(), 255);
     }

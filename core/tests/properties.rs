@@ -55,6 +55,22 @@ proptest! {
     }
 
     #[test]
+    fn decimal_and_base2_agree_with_std_at_every_length(id in any::<u64>(), digits in 0u32..64) {
+        // Random IDs are almost all 19-20 digits long: also every shorter
+        // length, and the boundaries 10^k - 1, 10^k, 2^k - 1, 2^k.
+        let short = id >> digits;
+        let mut ids = vec![id, short, 0, 1, u64::MAX];
+        for k in 1..20 {
+            ids.extend([10u64.pow(k) - 1, 10u64.pow(k)]);
+        }
+        ids.extend([(1u64 << digits) - 1, 1u64 << digits]);
+        for id in ids {
+            prop_assert_eq!(Encoding::Decimal.format(id), id.to_string());
+            prop_assert_eq!(Encoding::Base2.format(id), format!("{id:b}"));
+        }
+    }
+
+    #[test]
     fn fixed_width_text_sorts_like_the_id(a in any::<u64>(), b in any::<u64>()) {
         for encoding in [Encoding::Hex, Encoding::Crockford32] {
             prop_assert_eq!(encoding.format(a).cmp(&encoding.format(b)), a.cmp(&b));
