@@ -105,6 +105,12 @@ export declare class Layout {
   get sequenceAboveNodes(): boolean
   get maxSequence(): number
   get unusedBits(): number
+  /**
+   * Where `decode` in JS finds each field (ADR 0004: the core computes the
+   * positions, JS only applies them): unused bits, time shift, time bits,
+   * sequence shift, sequence bits, then each node field's shift and bits.
+   */
+  get _decodePlan(): Array<number>
   get maxTimestampMs(): number
   /** Node fields, most significant first, with their contract (snake_case) names. */
   get nodes(): Array<NodeFieldSpec>

@@ -33,7 +33,8 @@ export type Parts<F extends string = never> = {
   id: bigint
   timestampMs: number
   sequence: number
-  time: Date
+  /** A new `Date` of `timestampMs`, made when read (a getter; `toJSON` includes it). */
+  readonly time: Date
 } & { [K in F]: number }
 
 /** A decoded ID of a custom layout, whose field names only the layout knows. */

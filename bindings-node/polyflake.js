@@ -59,7 +59,43 @@ class Generator extends native.Generator {
   }
 }
 
-// One native decoder (and the array it writes) per layout, made on first use.
+/**
+ * Decoded parts: `{ id, timestampMs, ...node fields, sequence }` as own
+ * properties; `time` is a `Date` made when read (most callers never read it,
+ * and making one costs more than the rest of `decode`). `toJSON` includes it.
+ */
+class Parts {
+  get time() {
+    return new Date(this.timestampMs)
+  }
+
+  toJSON() {
+    return { ...this, time: this.time }
+  }
+}
+
+// Where the fields of a 64-bit ID lie, from the core (`Layout._decodePlan`),
+// as a 32-bit high and low half: value = ((hi >>> hs) & hm) * mult + ((lo >>> ls) & lm).
+function fieldPlan(shift, bits) {
+  const mask = (n) => (n >= 32 ? 0xffffffff : 2 ** n - 1)
+  if (shift + bits <= 32) return [0, 0, 0, shift, mask(bits)]
+  if (shift >= 32) return [shift - 32, mask(bits), 1, 0, 0]
+  return [0, mask(shift + bits - 32), 2 ** (32 - shift), shift, 0xffffffff]
+}
+
+// An ID's halves without making bigints: written as a u64, read as two u32.
+const halves64 = new BigUint64Array(1)
+const halves32 = new Uint32Array(halves64.buffer)
+const [LO, HI] = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? [0, 1] : [1, 0]
+const MAX_ID = 2n ** 64n - 1n
+
+function field(hi, lo, f) {
+  return (((hi >>> f[0]) & f[1]) >>> 0) * f[2] + (((lo >>> f[3]) & f[4]) >>> 0)
+}
+
+// One decoder per layout, made on first use: in JS where every field and
+// timestamp is an exact number (the presets and most custom layouts), else
+// the native decoder and the array it writes.
 const presetDecoders = new Map()
 const layoutDecoders = new WeakMap()
 
@@ -72,22 +108,64 @@ function decoderFor(layout) {
   const cache = typeof layout === 'string' ? presetDecoders : layoutDecoders
   let decoder = cache.get(layout)
   if (decoder === undefined) {
+    const spec = typeof layout === 'string' ? native.Layout.preset(layout) : layout
     const out = new Float64Array(2 + 8)
-    const names = typeof layout === 'string' ? native.Layout.preset(layout).fieldNames : layout.fieldNames
-    decoder = { decode: native._bindDecode(layout, out), out, names }
+    decoder = { decode: native._bindDecode(layout, out), out, names: spec.fieldNames, plan: jsPlan(spec) }
     cache.set(layout, decoder)
   }
   return decoder
 }
 
+function jsPlan(spec) {
+  const [unused, timeShift, timeBits, sequenceShift, sequenceBits, ...nodes] = spec._decodePlan
+  let maxTimestampMs
+  try {
+    maxTimestampMs = spec.maxTimestampMs // throws unless an exact number
+  } catch {
+    return undefined
+  }
+  const epochMs = spec.epochMs
+  const tickMs = spec.tickMs
+  const widths = [timeBits, sequenceBits]
+  for (let i = 1; i < nodes.length; i += 2) widths.push(nodes[i])
+  if (!Number.isSafeInteger(maxTimestampMs) || !Number.isSafeInteger(epochMs) || widths.some((w) => w > 53)) {
+    return undefined
+  }
+  const fields = []
+  for (let i = 0; i < nodes.length; i += 2) fields.push(fieldPlan(nodes[i], nodes[i + 1]))
+  return {
+    hiLimit: 2 ** (32 - unused),
+    time: fieldPlan(timeShift, timeBits),
+    sequence: fieldPlan(sequenceShift, sequenceBits),
+    fields,
+    epochMs,
+    tickMs,
+  }
+}
+
 /** Takes an ID apart: `{ id, timestampMs, ...node fields, sequence, time }`. */
 function decode(id, layout) {
-  const { decode: write, out, names } = decoderFor(layout)
+  const { decode: write, out, names, plan } = decoderFor(layout)
+  const parts = new Parts()
+  // Negatives, values past 64 bits and unused bits set go to the native
+  // decoder, which says why they are refused.
+  if (plan !== undefined && typeof id === 'bigint' && id >= 0n && id <= MAX_ID) {
+    halves64[0] = id
+    const hi = halves32[HI]
+    if (hi < plan.hiLimit) {
+      const lo = halves32[LO]
+      parts.id = id
+      parts.timestampMs = plan.epochMs + field(hi, lo, plan.time) * plan.tickMs
+      for (let i = 0; i < names.length; i++) parts[names[i]] = field(hi, lo, plan.fields[i])
+      parts.sequence = field(hi, lo, plan.sequence)
+      return parts
+    }
+  }
   write(id)
-  const parts = { id: typeof id === 'bigint' ? id : BigInt(id), timestampMs: out[0] }
+  parts.id = typeof id === 'bigint' ? id : BigInt(id)
+  parts.timestampMs = out[0]
   for (let i = 0; i < names.length; i++) parts[names[i]] = out[2 + i]
   parts.sequence = out[1]
-  parts.time = new Date(out[0])
   return parts
 }
 

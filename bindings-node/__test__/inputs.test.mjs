@@ -241,3 +241,63 @@ test('a state directory that cannot be created is a STATE_IO error with the OS e
       (e) => e.constructor === Error && e.code === 'STATE_IO' && e.path.startsWith(file) && e.errno > 0)
   })
 })
+
+test('decode in JS and the native decoder agree on every field, whatever the layout', () => {
+  let seed = 20261201
+  const below = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return Math.floor((seed / 2 ** 31) * n)
+  }
+  const random64 = () => (BigInt(below(2 ** 31)) << 33n) ^ (BigInt(below(2 ** 31)) << 16n) ^ BigInt(below(2 ** 31))
+  const layouts = pf.Layout.PRESETS.map((name) => name)
+  while (layouts.length < 60) {
+    try {
+      layouts.push(
+        pf.Layout.custom({
+          epochMs: below(2 ** 41),
+          timeBits: 1 + below(48),
+          // Fields that lie in the low half, the high half, or across bit 32.
+          nodes: Array.from({ length: below(4) }, (_, i) => ({ name: `f${i}`, bits: 1 + below(40) })),
+          sequenceBits: below(33),
+          tickMs: 1 + below(10),
+          sequenceAboveNodes: below(2) === 1,
+        }),
+      )
+    } catch (e) {
+      assert.ok(['INVALID_LAYOUT', 'INVALID_ARGUMENT'].includes(e.code), e.message)
+    }
+  }
+  for (const layout of layouts) {
+    const unused = (typeof layout === 'string' ? pf.Layout.preset(layout) : layout).unusedBits
+    for (let i = 0; i < 200; i++) {
+      const id = BigInt.asUintN(64 - unused, random64())
+      const attempt = (arg) => {
+        try {
+          return [pf.decode(arg, layout), undefined]
+        } catch (e) {
+          return [undefined, e]
+        }
+      }
+      const [inJs, jsError] = attempt(id) // a bigint: the JS path where the layout allows
+      const [native, nativeError] = attempt(id.toString()) // a string: the native decoder
+      if (nativeError !== undefined) {
+        // Past 2^53 (a time field of 48 bits in 10 ms ticks): the same refusal either way.
+        assert.equal(jsError?.message, nativeError.message)
+        continue
+      }
+      assert.equal(jsError, undefined)
+      assert.deepEqual({ ...inJs }, { ...native }, `${layout} ${id}`)
+      assert.equal(inJs.time.getTime(), native.time.getTime())
+      const fields = { ...inJs }
+      delete fields.id
+      assert.equal(pf.compose(layout, fields), id)
+    }
+    // Unused bits set, negative, past 64 bits: refused with the native path's error.
+    for (const bad of [-1n, 2n ** 64n, unused > 0 ? 1n << 63n : undefined].filter((b) => b !== undefined)) {
+      assert.throws(() => pf.decode(bad, layout), (e) => ['FIELD_OUT_OF_RANGE', 'ERR_OUT_OF_RANGE', 'INVALID_ARGUMENT'].includes(e.code), `${layout} ${bad}`)
+    }
+  }
+  const parts = pf.decode(ID, 'twitter')
+  assert.equal(JSON.stringify(parts, pf.jsonReplacer), JSON.stringify({ ...parts, time: parts.time }, pf.jsonReplacer))
+  assert.ok(JSON.stringify(parts, pf.jsonReplacer).includes('"time":"2023-11-14T22:13:20.123Z"'))
+})

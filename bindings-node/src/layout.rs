@@ -190,6 +190,24 @@ impl JsLayout {
     pub fn unused_bits(&self) -> u32 {
         u32::from(self.inner.unused_bits())
     }
+    /// Where `decode` in JS finds each field (ADR 0004: the core computes the
+    /// positions, JS only applies them): unused bits, time shift, time bits,
+    /// sequence shift, sequence bits, then each node field's shift and bits.
+    #[napi(getter, js_name = "_decodePlan")]
+    pub fn decode_plan(&self) -> Vec<u32> {
+        let l = &self.inner;
+        let mut plan = vec![
+            u32::from(l.unused_bits()),
+            u32::from(l.time_shift()),
+            u32::from(l.time_bits()),
+            u32::from(l.sequence_shift()),
+            u32::from(l.sequence_bits()),
+        ];
+        for field in l.node_fields() {
+            plan.extend([u32::from(field.shift()), u32::from(field.bits())]);
+        }
+        plan
+    }
     #[napi(getter)]
     pub fn max_timestamp_ms(&self, env: Env) -> Result<f64> {
         exact_number(
