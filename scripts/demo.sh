@@ -47,7 +47,8 @@ need "$maven_ready"
 BUILD_FEATURES="" BUILD_PROFILE=dev quietly bash scripts/test-kotlin.sh -q -Dmaven.test.skip=true
 quietly mvn -q -B -ntp -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath \
     -Dmdep.outputFile="$work/kotlin-cp.txt" -Dmdep.includeScope=runtime
-jar=$(ls bindings-kotlin/target/polyflake-*.jar | head -1)
+# The library jar itself, never the -sources or -javadoc jar `make dist` leaves beside it.
+jar=$(ls bindings-kotlin/target/polyflake-*.jar | grep -v -e '-sources\.jar$' -e '-javadoc\.jar$' | head -1)
 
 pf="$cargo_target/debug/polyflake"
 export POLYFLAKE_STATE_DIR="$work/demo-state"
@@ -101,8 +102,9 @@ var time = java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.S
 System.out.println("{\"id\":\"" + Long.toUnsignedString(p.getId()) + "\",\"layout\":\"twitter\",\"timestamp_ms\":" + p.getTimestampMs() + ",\"time\":\"" + time + "\",\"datacenter_id\":" + f.get("datacenter_id") + ",\"machine_id\":" + f.get("machine_id") + ",\"sequence\":" + p.getSequence() + "}");
 /exit
 JSH
-kotlin_json=$(jshell -q --class-path "$jar:$cp" "$work/demo.jsh" 2>/dev/null | grep '^{' || true)
+kotlin_json=$(jshell -q --class-path "$jar:$cp" "$work/demo.jsh" 2>"$work/demo-jshell.log" | grep '^{' || true)
 echo "kotlin:   $kotlin_json"
+[ -n "$kotlin_json" ] || sed 's/^/          /' "$work/demo-jshell.log" | head -5
 [ "$rust_json" = "$kotlin_json" ] || agree=0
 if [ "$agree" = 1 ]; then
     say "all languages agree"
