@@ -8,23 +8,11 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import signal
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
-
-stopping = False
-
-
-def stop(*_: object) -> None:
-    global stopping
-    stopping = True
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
+from orders import Stop, insert, now_ms
 
 
 def fetch(address: str, count: int, timeout: float) -> tuple[int, dict[str, Any]]:
@@ -47,11 +35,11 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--pause-ms", type=int, default=5)
     args = parser.parse_args()
-    signal.signal(signal.SIGTERM, stop)
+    stop = Stop()
     replicas = [r.split("=", 1) for r in args.replicas.split(",")]
     turn = 0
     with psycopg.connect(args.dsn, autocommit=True) as db, open(args.out, "w") as out:
-        while not stopping:
+        while not stop.requested:
             name, address = replicas[turn % len(replicas)]
             turn += 1
             record: dict[str, Any] = {
@@ -69,22 +57,8 @@ def main() -> None:
                 record["code"] = body.get("code", "?")
                 out.write(json.dumps(record) + "\n")
                 continue  # the next replica, at once
-            ids = [int(i) for i in body["ids"]]
             record["ids"] = body["ids"]
-            created = datetime.now(UTC)
-            try:
-                with (
-                    db.cursor() as cursor,
-                    cursor.copy(
-                        "COPY orders (id, created_at, client, replica) FROM STDIN"
-                    ) as copy,
-                ):
-                    for id in ids:
-                        copy.write_row((id, created, args.name, name))
-                record["inserted"] = len(ids)
-            except psycopg.errors.UniqueViolation as e:
-                record["inserted"] = 0
-                record["db_error"] = "23505 " + str(e).splitlines()[0]
+            insert(db, [int(i) for i in body["ids"]], record)
             out.write(json.dumps(record) + "\n")
             time.sleep(args.pause_ms / 1000)
 

@@ -7,25 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import time
-from datetime import UTC, datetime
 from typing import Any
 
 import polyflake
 import psycopg
+from orders import Stop, insert, now_ms
 from polyflake.errors import PolyflakeError
-
-stopping = False
-
-
-def stop(*_: object) -> None:
-    global stopping
-    stopping = True
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 def main() -> None:
@@ -35,11 +23,11 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--pause-ms", type=int, default=5)
     args = parser.parse_args()
-    signal.signal(signal.SIGTERM, stop)
+    stop = Stop()
     generator = polyflake.Generator.from_env("twitter")
     with psycopg.connect(args.dsn, autocommit=True) as db, open(args.out, "w") as out:
         out.write(json.dumps({"started": generator.identity_source}) + "\n")
-        while not stopping:
+        while not stop.requested:
             record: dict[str, Any] = {
                 "client": "embedded",
                 "replica": "embedded",
@@ -53,20 +41,7 @@ def main() -> None:
                 time.sleep(0.05)
                 continue
             record.update(received=now_ms(), status=200, ids=[str(i) for i in ids])
-            created = datetime.now(UTC)
-            try:
-                with (
-                    db.cursor() as cursor,
-                    cursor.copy(
-                        "COPY orders (id, created_at, client, replica) FROM STDIN"
-                    ) as copy,
-                ):
-                    for id in ids:
-                        copy.write_row((id, created, "embedded", "embedded"))
-                record["inserted"] = len(ids)
-            except psycopg.errors.UniqueViolation as e:
-                record["inserted"] = 0
-                record["db_error"] = "23505 " + str(e).splitlines()[0]
+            insert(db, ids, record)
             out.write(json.dumps(record) + "\n")
             time.sleep(args.pause_ms / 1000)
 
