@@ -7,7 +7,8 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub struct Etcd {
     child: Child,
@@ -15,11 +16,22 @@ pub struct Etcd {
     data_dir: PathBuf,
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port on 127.0.0.1")
-        .port()
+/// A port that can be bound now, below Linux's ephemeral range (32768 and
+/// up), where the outgoing connections of the other tests' etcd members
+/// would otherwise land on it before its member binds it.
+fn free_port(taken: &[u16]) -> u16 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let seed = nanos ^ std::process::id().wrapping_mul(2_654_435_761) ^ n.wrapping_mul(40_503);
+        let port = 20_000 + (seed % 12_000) as u16;
+        if !taken.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 impl Etcd {
@@ -27,10 +39,30 @@ impl Etcd {
         Etcd::cluster(1).pop().expect("one member")
     }
 
-    /// A cluster of `members` etcd processes on loopback, each healthy.
+    /// A cluster of `members` etcd processes on loopback, each healthy. A
+    /// cluster that does not become healthy (a port taken between choosing
+    /// and binding it) is stopped and started again on other ports.
     pub fn cluster(members: usize) -> Vec<Etcd> {
+        for _ in 0..3 {
+            if let Some(cluster) = Etcd::try_cluster(members) {
+                return cluster;
+            }
+        }
+        panic!("etcd was not healthy within 30 s, three times");
+    }
+
+    fn try_cluster(members: usize) -> Option<Vec<Etcd>> {
         let etcd = std::env::var("ETCD_BIN").unwrap_or_else(|_| "etcd".into());
-        let ports: Vec<(u16, u16)> = (0..members).map(|_| (free_port(), free_port())).collect();
+        let mut taken = Vec::new();
+        let ports: Vec<(u16, u16)> = (0..members)
+            .map(|_| {
+                let client = free_port(&taken);
+                taken.push(client);
+                let peer = free_port(&taken);
+                taken.push(peer);
+                (client, peer)
+            })
+            .collect();
         let name = |i: usize| format!("polyflake-test-{i}");
         let initial = ports
             .iter()
@@ -76,14 +108,16 @@ impl Etcd {
         let deadline = Instant::now() + Duration::from_secs(30);
         for (client, _) in &ports {
             while !healthy(*client) {
-                assert!(
-                    Instant::now() < deadline,
-                    "etcd was not healthy within 30 s"
-                );
+                if Instant::now() >= deadline {
+                    eprintln!(
+                        "etcd on {ports:?} was not healthy within 30 s; again on other ports"
+                    );
+                    return None; // dropping the members stops them
+                }
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
-        servers
+        Some(servers)
     }
 
     /// Whether this member is the cluster's leader (asked through its
