@@ -86,12 +86,9 @@ pub struct Layout {
     sequence_shift: u8,
     sequence_above_nodes: bool,
     nodes: Vec<NodeField>,
-    // Derived once, read on every decode: the node fields' shifts and masks
-    // inline (no pointer to follow), a field past the last one masked to 0.
+    // Derived once, read on every decode.
     id_mask: u64,
     max_sequence: u64,
-    node_shifts: [u8; MAX_NODE_FIELDS],
-    node_masks: [u64; MAX_NODE_FIELDS],
 }
 
 pub(crate) const fn mask(bits: u8) -> u64 {
@@ -286,21 +283,6 @@ impl Layout {
         // As in max_timestamp_ms: the span may pass i64::MAX when the epoch is
         // negative; the sum does not, so it wraps back into range.
         self.epoch_ms.wrapping_add((ticks * self.tick_ms) as i64)
-    }
-
-    /// The node fields' values of `id`, in layout order, zero past the last.
-    #[inline]
-    pub(crate) fn node_values_of(&self, id: u64) -> [u64; MAX_NODE_FIELDS] {
-        let mut nodes = [0; MAX_NODE_FIELDS];
-        let count = self.nodes.len();
-        for ((slot, shift), mask) in nodes[..count]
-            .iter_mut()
-            .zip(&self.node_shifts[..count])
-            .zip(&self.node_masks[..count])
-        {
-            *slot = (id >> shift) & mask;
-        }
-        nodes
     }
 
     /// Range-checks node values given in layout order and packs them in place.
@@ -516,12 +498,6 @@ impl LayoutBuilder {
             sequence_shift = shift;
             shift += self.sequence_bits;
         }
-        let mut node_shifts = [0; MAX_NODE_FIELDS];
-        let mut node_masks = [0; MAX_NODE_FIELDS];
-        for (i, field) in nodes.iter().enumerate() {
-            node_shifts[i] = field.shift;
-            node_masks[i] = field.max;
-        }
         Ok(Layout {
             name: "custom".to_owned(),
             epoch_ms: self.epoch_ms,
@@ -534,8 +510,6 @@ impl LayoutBuilder {
             nodes,
             id_mask: mask(shift + self.time_bits),
             max_sequence: mask(self.sequence_bits),
-            node_shifts,
-            node_masks,
         })
     }
 }

@@ -128,11 +128,15 @@ impl Layout {
             return Err(Error::out_of_range("id", id, self.id_mask()));
         }
         let ticks = id >> self.time_shift();
+        let mut nodes = [0; MAX_NODE_FIELDS];
+        for (slot, field) in nodes.iter_mut().zip(self.node_fields()) {
+            *slot = (id >> field.shift()) & field.max();
+        }
         Ok(Parts {
             timestamp_ms: self.timestamp_of(ticks),
             ticks,
             sequence: (id >> self.sequence_shift()) & self.max_sequence(),
-            nodes: self.node_values_of(id),
+            nodes,
             node_count: self.node_fields().len() as u8,
         })
     }
