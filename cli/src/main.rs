@@ -53,7 +53,7 @@ struct ServeArgs {
     /// When the clock reads earlier than the last tick issued: wait (up to
     /// --max-backwards-ms, then refuse), fail (refuse at once) or logical
     /// (issue ahead of the clock).
-    #[arg(long, env = "POLYFLAKE_ON_CLOCK_BACKWARDS", default_value = "wait", value_parser = ["wait", "fail", "logical"])]
+    #[arg(long, env = "POLYFLAKE_ON_CLOCK_BACKWARDS", default_value = "wait", value_parser = clap::builder::PossibleValuesParser::new(polyflake::BackwardsPolicy::NAMES))]
     on_clock_backwards: String,
     /// The longest wait of the policy `wait`, in milliseconds.
     #[arg(long, env = "POLYFLAKE_MAX_BACKWARDS_MS", default_value_t = polyflake::BackwardsPolicy::DEFAULT_WAIT_MS)]

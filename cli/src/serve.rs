@@ -315,11 +315,7 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
     for (name, help, value) in counters {
         metric(&mut text, name, "counter", help, &[("", value)]);
     }
-    let policy = match app.generator.policy() {
-        polyflake::BackwardsPolicy::Fail => "fail",
-        polyflake::BackwardsPolicy::Wait { .. } => "wait",
-        polyflake::BackwardsPolicy::Logical => "logical",
-    };
+    let policy = app.generator.policy().name();
     let labels = |outcome: &str| format!("{{policy=\"{policy}\",outcome=\"{outcome}\"}}");
     let (waited, refused, ran_ahead) = (labels("waited"), labels("refused"), labels("ran_ahead"));
     metric(

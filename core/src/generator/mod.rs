@@ -49,6 +49,15 @@ impl BackwardsPolicy {
     /// The policies' names, as every binding spells them.
     pub const NAMES: [&'static str; 3] = ["fail", "wait", "logical"];
 
+    /// The policy's name, as [`NAMES`](Self::NAMES) spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackwardsPolicy::Fail => Self::NAMES[0],
+            BackwardsPolicy::Wait { .. } => Self::NAMES[1],
+            BackwardsPolicy::Logical => Self::NAMES[2],
+        }
+    }
+
     /// The policy named `name` (`wait` waits up to `max_ms`); `option` is how
     /// the caller's language calls the argument, for the message.
     pub fn parse(name: &str, max_ms: u64, option: &str) -> Result<BackwardsPolicy> {
@@ -531,6 +540,16 @@ mod tests {
         g.next_ids(3 + 4 + 4).unwrap();
         assert_eq!(g.stats().ceiling_waits, 3);
         assert_eq!(clock.now_ms(), 103);
+    }
+
+    #[test]
+    fn policy_names_round_trip() {
+        for name in BackwardsPolicy::NAMES {
+            assert_eq!(
+                BackwardsPolicy::parse(name, 5, "policy").unwrap().name(),
+                name
+            );
+        }
     }
 
     #[test]
