@@ -161,6 +161,21 @@ fn vectors(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(format!("{path}{name}")).unwrap()).unwrap()
 }
 
+/// The service's log lines naming the node values it issues under, in order.
+fn issuing_as(log: &str) -> Vec<&str> {
+    log.lines().filter(|l| l.contains("issuing as")).collect()
+}
+
+/// How those lines spell the node values of a `twitter` ID.
+fn logged_nodes(id: u64) -> String {
+    let parts = polyflake::Layout::twitter().decode(id).unwrap();
+    format!(
+        "datacenter_id={} machine_id={}",
+        parts.nodes()[0],
+        parts.nodes()[1]
+    )
+}
+
 const PRESETS: [&str; 5] = ["twitter", "snowflake", "discord", "instagram", "sonyflake"];
 
 #[test]
@@ -243,17 +258,9 @@ fn the_api_answers_the_golden_vectors() {
     let (status, log) = server.stop_with_log();
     assert!(status.success());
     // The node values IDs were issued under, logged once.
-    let issuing: Vec<&str> = log.lines().filter(|l| l.contains("issuing as")).collect();
-    let node = polyflake::Layout::twitter().decode(ids[0]).unwrap();
+    let issuing = issuing_as(&log);
     assert_eq!(issuing.len(), 1, "{log}");
-    assert!(
-        issuing[0].contains(&format!(
-            "datacenter_id={} machine_id={}",
-            node.nodes()[0],
-            node.nodes()[1]
-        )),
-        "{log}"
-    );
+    assert!(issuing[0].contains(&logged_nodes(ids[0])), "{log}");
 }
 
 #[test]
@@ -453,9 +460,8 @@ fn a_replica_paused_past_its_ttl_refuses_until_it_holds_a_lease_again() {
     let (status, log) = a.stop_with_log();
     assert!(status.success() && b.stop().success());
     // Both identities it issued under are in its log, in order.
-    let issuing: Vec<&str> = log.lines().filter(|l| l.contains("issuing as")).collect();
-    let as_text = |nodes: Vec<u64>| format!("datacenter_id={} machine_id={}", nodes[0], nodes[1]);
+    let issuing = issuing_as(&log);
     assert_eq!(issuing.len(), 2, "{log}");
-    assert!(issuing[0].contains(&as_text(node(before[0]))), "{log}");
-    assert!(issuing[1].contains(&as_text(node(after[0]))), "{log}");
+    assert!(issuing[0].contains(&logged_nodes(before[0])), "{log}");
+    assert!(issuing[1].contains(&logged_nodes(after[0])), "{log}");
 }
