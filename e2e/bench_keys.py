@@ -112,7 +112,7 @@ def main() -> None:
     parser.add_argument("--node-dir", default="")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="polyflake-bench-pg-"))
-    run = Run(base, None, Path(), sys.executable, Path())  # type: ignore[arg-type]
+    run = Run(base, None, Path(), Path())  # type: ignore[arg-type]
     try:
         run.start_postgres(durable=True)
         results = {}

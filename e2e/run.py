@@ -89,7 +89,6 @@ class Run:
     base: Path
     settings: Settings
     cli: Path
-    python: str
     node_dir: Path
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     instances: list[Instance] = field(default_factory=list)
@@ -99,7 +98,6 @@ class Run:
     etcd_peer_port: int = 0
     ports: dict[str, int] = field(default_factory=dict)
     dsn: str = ""
-    pg_user: tuple[int, int] | None = None
     embedded_pid: int = 0
 
     def event(self, name: str, **details: Any) -> int:
@@ -166,7 +164,6 @@ class Run:
                 user = pwd.getpwnam(account)
             except KeyError:
                 user = pwd.getpwnam("nobody")
-            self.pg_user = (user.pw_uid, user.pw_gid)
             os.chmod(self.base, 0o711)
             for path in (data, pwfile):
                 os.chown(path, user.pw_uid, user.pw_gid)
@@ -350,7 +347,6 @@ class Watch(threading.Thread):
         self.stopping = threading.Event()
 
     def run(self) -> None:
-        last: dict[str, int] = {}
         tick = 0
         while not self.stopping.is_set():
             if tick % 2 == 0:
@@ -361,7 +357,6 @@ class Watch(threading.Thread):
             for name in ("r1", "r2", "r3"):
                 status = http_status(self.run_.url(name), "/readyz", timeout=0.1)
                 self.ready.append((now_ms(), name, status))
-                last[name] = status
             tick += 1
             time.sleep(0.05)
 
@@ -387,7 +382,7 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
     time.sleep(s.warm_s)
 
     r1 = run.live("r1")
-    t = run.event("kill -9 r1")
+    run.event("kill -9 r1")
     r1.process.kill()
     r1.process.wait()
     r1.ended_ms = now_ms()
@@ -399,11 +394,11 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
     time.sleep(s.gap_s)
 
     r2 = run.live("r2")
-    t = run.event("SIGSTOP r2", seconds=ttl + 2)
+    run.event("SIGSTOP r2", seconds=ttl + 2)
     r2.process.send_signal(signal.SIGSTOP)
     time.sleep(ttl + 2)
     r2.process.send_signal(signal.SIGCONT)
-    t = run.event("SIGCONT r2")
+    run.event("SIGCONT r2")
     timings["r2 paused past its TTL: ready again after SIGCONT in ms"] = round(
         wait_ready(run, ["r2"]) * 1000
     )
@@ -429,7 +424,7 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
     run.events[-1]["frozen_from"] = t_stop
     time.sleep(s.gap_s)
 
-    t_stop = run.event("etcd stopped (SIGTERM)", seconds=s.etcd_down_s)
+    run.event("etcd stopped (SIGTERM)", seconds=s.etcd_down_s)
     run.etcd.terminate()
     run.etcd.wait()
     time.sleep(s.etcd_down_s)
@@ -667,7 +662,7 @@ def check(
                 "the key range disagrees with created_at beyond the tolerance"
             )
         # Keyset pagination visits every row once, in order.
-        seen, last, pages = 0, -(2**63), 0
+        seen, last = 0, -(2**63)
         while True:
             page = [
                 x
@@ -683,7 +678,6 @@ def check(
                 break
             seen += len(page)
             last = page[-1]
-            pages += 1
         figures["keyset pagination: rows visited"] = seen
         if seen != rows:
             failures.append(f"keyset pagination visited {seen} of {rows} rows")
@@ -701,7 +695,7 @@ def main() -> int:
     args = parser.parse_args()
     settings = FULL if args.full else SHORT
     base = Path(tempfile.mkdtemp(prefix="polyflake-e2e-"))
-    run = Run(base, settings, Path(args.cli), sys.executable, Path(args.node_dir))
+    run = Run(base, settings, Path(args.cli), Path(args.node_dir))
     started = time.monotonic()
     watch: Watch | None = None
     try:
