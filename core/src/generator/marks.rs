@@ -87,6 +87,8 @@ impl Drop for Generator {
         let (Some(mark), Some(last_ms)) = (&self.mark, self.last_timestamp_ms()) else {
             return;
         };
+        // Nothing persisted: nothing issued (a resumed generator's state is
+        // the previous mark's floor), so there is nothing to lower.
         if mark.limit.load(Ordering::Acquire) == 0 {
             return;
         }
