@@ -1,9 +1,9 @@
 //! Bit layouts: the five presets of the contract and validated custom layouts.
 
 use crate::error::{Error, Result};
-
-/// The most node fields a layout may have. Keeps decoded parts on the stack.
-pub const MAX_NODE_FIELDS: usize = 8;
+pub(crate) use crate::plan::mask;
+use crate::plan::Plan;
+pub use crate::plan::MAX_NODE_FIELDS;
 
 /// Names a node field may not take, because decoded parts already use them.
 /// Names a node field cannot take: every binding's decoded parts carry these
@@ -78,87 +78,147 @@ impl NodeField {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
     name: String,
+    sequence_bits: u8,
+    sequence_above_nodes: bool,
+    nodes: Vec<NodeField>,
+    pub(crate) preset: Option<Preset>,
+    pub(crate) plan: Plan,
+}
+
+/// The five presets, each defined once here; a preset's layout and its
+/// constant decode plan both come from its spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Preset {
+    Twitter,
+    Snowflake,
+    Discord,
+    Instagram,
+    Sonyflake,
+}
+
+struct Spec {
+    name: &'static str,
     epoch_ms: i64,
     tick_ms: u64,
     time_bits: u8,
-    time_shift: u8,
+    nodes: &'static [(&'static str, u8)],
     sequence_bits: u8,
-    sequence_shift: u8,
     sequence_above_nodes: bool,
-    nodes: Vec<NodeField>,
-    // Derived once, read on every decode.
-    id_mask: u64,
-    max_sequence: u64,
 }
 
-pub(crate) const fn mask(bits: u8) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
+impl Spec {
+    const fn plan(&self) -> Plan {
+        let mut bits = [0u8; MAX_NODE_FIELDS];
+        let mut i = 0;
+        while i < self.nodes.len() {
+            bits[i] = self.nodes[i].1;
+            i += 1;
+        }
+        Plan::place(
+            self.epoch_ms,
+            self.tick_ms,
+            self.time_bits,
+            self.sequence_bits,
+            bits,
+            self.nodes.len(),
+            self.sequence_above_nodes,
+        )
     }
 }
+
+impl Preset {
+    const fn spec(self) -> &'static Spec {
+        match self {
+            Preset::Twitter => &Spec {
+                name: "twitter",
+                epoch_ms: 1_288_834_974_657,
+                tick_ms: 1,
+                time_bits: 41,
+                nodes: &[("datacenter_id", 5), ("machine_id", 5)],
+                sequence_bits: 12,
+                sequence_above_nodes: false,
+            },
+            Preset::Snowflake => &Spec {
+                name: "snowflake",
+                epoch_ms: 1_288_834_974_657,
+                tick_ms: 1,
+                time_bits: 41,
+                nodes: &[("node_id", 10)],
+                sequence_bits: 12,
+                sequence_above_nodes: false,
+            },
+            Preset::Discord => &Spec {
+                name: "discord",
+                epoch_ms: 1_420_070_400_000,
+                tick_ms: 1,
+                time_bits: 42,
+                nodes: &[("worker_id", 5), ("process_id", 5)],
+                sequence_bits: 12,
+                sequence_above_nodes: false,
+            },
+            Preset::Instagram => &Spec {
+                name: "instagram",
+                epoch_ms: 1_314_220_021_721,
+                tick_ms: 1,
+                time_bits: 41,
+                nodes: &[("shard_id", 13)],
+                sequence_bits: 10,
+                sequence_above_nodes: false,
+            },
+            Preset::Sonyflake => &Spec {
+                name: "sonyflake",
+                epoch_ms: 1_409_529_600_000,
+                tick_ms: 10,
+                time_bits: 39,
+                nodes: &[("machine_id", 16)],
+                sequence_bits: 8,
+                sequence_above_nodes: true,
+            },
+        }
+    }
+
+    fn layout(self) -> Layout {
+        let spec = self.spec();
+        let mut builder = Layout::custom(spec.epoch_ms, spec.time_bits)
+            .tick_ms(spec.tick_ms)
+            .sequence_bits(spec.sequence_bits)
+            .sequence_above_nodes(spec.sequence_above_nodes);
+        for &(field, bits) in spec.nodes {
+            builder = builder.node(field, bits);
+        }
+        let mut layout = builder.build().expect("presets are valid");
+        layout.name = spec.name.to_owned();
+        layout.preset = Some(self);
+        layout
+    }
+}
+
+pub(crate) const TWITTER: Plan = Preset::Twitter.spec().plan();
+pub(crate) const SNOWFLAKE: Plan = Preset::Snowflake.spec().plan();
+pub(crate) const DISCORD: Plan = Preset::Discord.spec().plan();
+pub(crate) const INSTAGRAM: Plan = Preset::Instagram.spec().plan();
+pub(crate) const SONYFLAKE: Plan = Preset::Sonyflake.spec().plan();
 
 impl Layout {
     /// Twitter's original: 1 unused · 41 time · 5 datacenter · 5 machine · 12 sequence.
     pub fn twitter() -> Layout {
-        preset(
-            "twitter",
-            1_288_834_974_657,
-            1,
-            41,
-            &[("datacenter_id", 5), ("machine_id", 5)],
-            12,
-            false,
-        )
+        Preset::Twitter.layout()
     }
     /// bwmarrin/snowflake: 1 unused · 41 time · 10 node · 12 sequence.
     pub fn snowflake() -> Layout {
-        preset(
-            "snowflake",
-            1_288_834_974_657,
-            1,
-            41,
-            &[("node_id", 10)],
-            12,
-            false,
-        )
+        Preset::Snowflake.layout()
     }
     /// Discord: 42 time · 5 worker · 5 process · 12 increment.
     pub fn discord() -> Layout {
-        preset(
-            "discord",
-            1_420_070_400_000,
-            1,
-            42,
-            &[("worker_id", 5), ("process_id", 5)],
-            12,
-            false,
-        )
+        Preset::Discord.layout()
     }
     /// Instagram: 41 time · 13 shard · 10 sequence.
     pub fn instagram() -> Layout {
-        preset(
-            "instagram",
-            1_314_220_021_721,
-            1,
-            41,
-            &[("shard_id", 13)],
-            10,
-            false,
-        )
+        Preset::Instagram.layout()
     }
     /// Sonyflake: 1 unused · 39 time in 10 ms ticks · 8 sequence · 16 machine.
     pub fn sonyflake() -> Layout {
-        preset(
-            "sonyflake",
-            1_409_529_600_000,
-            10,
-            39,
-            &[("machine_id", 16)],
-            8,
-            true,
-        )
+        Preset::Sonyflake.layout()
     }
 
     /// A preset by its contract name (`"twitter"` …).
@@ -194,19 +254,19 @@ impl Layout {
     }
     /// Unix milliseconds of tick 0.
     pub fn epoch_ms(&self) -> i64 {
-        self.epoch_ms
+        self.plan.epoch_ms
     }
     /// Length of one tick of the time field, in milliseconds.
     pub fn tick_ms(&self) -> u64 {
-        self.tick_ms
+        self.plan.tick_ms
     }
     /// Width of the time field.
     pub fn time_bits(&self) -> u8 {
-        self.time_bits
+        self.plan.time_bits
     }
     /// Position of the time field's lowest bit.
     pub fn time_shift(&self) -> u8 {
-        self.time_shift
+        self.plan.time_shift
     }
     /// Width of the sequence.
     pub fn sequence_bits(&self) -> u8 {
@@ -214,7 +274,7 @@ impl Layout {
     }
     /// Position of the sequence's lowest bit.
     pub fn sequence_shift(&self) -> u8 {
-        self.sequence_shift
+        self.plan.sequence_shift
     }
     /// Whether the sequence sits above the node fields (Sonyflake) instead of below.
     pub fn sequence_above_nodes(&self) -> bool {
@@ -226,28 +286,29 @@ impl Layout {
     }
     /// Unused bits at the top of the ID (always zero in a valid ID).
     pub fn unused_bits(&self) -> u8 {
-        64 - self.time_bits - self.time_shift
+        64 - self.plan.time_bits - self.plan.time_shift
     }
     /// The largest sequence value.
     #[inline]
     pub fn max_sequence(&self) -> u64 {
-        self.max_sequence
+        self.plan.max_sequence
     }
     /// The largest tick count the time field holds.
     pub fn max_ticks(&self) -> u64 {
-        mask(self.time_bits)
+        mask(self.plan.time_bits)
     }
     /// The last Unix millisecond the time field can encode.
     pub fn max_timestamp_ms(&self) -> i64 {
         // The sum fits (checked when the layout was built); the span alone may
         // not, under an epoch before 1970, so add in i128.
-        (i128::from(self.epoch_ms) + (i128::from(self.max_ticks()) + 1) * i128::from(self.tick_ms)
+        (i128::from(self.plan.epoch_ms)
+            + (i128::from(self.max_ticks()) + 1) * i128::from(self.plan.tick_ms)
             - 1) as i64
     }
     /// Every bit a valid ID may set.
     #[inline]
     pub fn id_mask(&self) -> u64 {
-        self.id_mask
+        self.plan.id_mask
     }
     /// Index of a node field by name.
     pub fn node_index(&self, name: &str) -> Option<usize> {
@@ -256,17 +317,17 @@ impl Layout {
 
     /// The tick a Unix timestamp falls in, range-checked.
     pub fn ticks_at(&self, timestamp_ms: i64) -> Result<u64> {
-        if timestamp_ms < self.epoch_ms {
+        if timestamp_ms < self.plan.epoch_ms {
             return Err(Error::TimestampBeforeEpoch {
                 timestamp_ms,
-                epoch_ms: self.epoch_ms,
+                epoch_ms: self.plan.epoch_ms,
             });
         }
-        let elapsed = timestamp_ms.abs_diff(self.epoch_ms);
-        let ticks = if self.tick_ms == 1 {
+        let elapsed = timestamp_ms.abs_diff(self.plan.epoch_ms);
+        let ticks = if self.plan.tick_ms == 1 {
             elapsed
         } else {
-            elapsed / self.tick_ms
+            elapsed / self.plan.tick_ms
         };
         if ticks > self.max_ticks() {
             return Err(Error::TimestampOverflow {
@@ -280,9 +341,7 @@ impl Layout {
     /// The Unix millisecond at which a tick starts. `ticks` must fit the time field.
     #[inline]
     pub fn timestamp_of(&self, ticks: u64) -> i64 {
-        // As in max_timestamp_ms: the span may pass i64::MAX when the epoch is
-        // negative; the sum does not, so it wraps back into range.
-        self.epoch_ms.wrapping_add((ticks * self.tick_ms) as i64)
+        self.plan.timestamp_of(ticks)
     }
 
     /// Range-checks node values given in layout order and packs them in place.
@@ -351,29 +410,8 @@ impl Layout {
     /// Places ticks and sequence; the caller has range-checked both.
     #[inline(always)]
     pub(crate) fn assemble(&self, ticks: u64, sequence: u64, node_bits: u64) -> u64 {
-        (ticks << self.time_shift) | (sequence << self.sequence_shift) | node_bits
+        (ticks << self.plan.time_shift) | (sequence << self.plan.sequence_shift) | node_bits
     }
-}
-
-fn preset(
-    name: &str,
-    epoch_ms: i64,
-    tick_ms: u64,
-    time_bits: u8,
-    nodes: &[(&str, u8)],
-    sequence_bits: u8,
-    sequence_above_nodes: bool,
-) -> Layout {
-    let mut builder = Layout::custom(epoch_ms, time_bits)
-        .tick_ms(tick_ms)
-        .sequence_bits(sequence_bits)
-        .sequence_above_nodes(sequence_above_nodes);
-    for &(field, bits) in nodes {
-        builder = builder.node(field, bits);
-    }
-    let mut layout = builder.build().expect("presets are valid");
-    layout.name = name.to_owned();
-    layout
 }
 
 /// A custom layout under construction. Defaults: 1 ms ticks, 12-bit sequence
@@ -477,39 +515,37 @@ impl LayoutBuilder {
             return invalid("the time field runs past the largest Unix millisecond".into());
         }
 
-        // Lay the fields out from the least significant bit up.
-        let mut shift = 0u8;
-        let mut nodes: Vec<NodeField> = Vec::with_capacity(self.nodes.len());
-        let mut sequence_shift = 0;
-        if !self.sequence_above_nodes {
-            shift += self.sequence_bits;
+        let mut bits = [0u8; MAX_NODE_FIELDS];
+        for (slot, (_, width)) in bits.iter_mut().zip(&self.nodes) {
+            *slot = *width;
         }
-        for (name, bits) in self.nodes.iter().rev() {
-            nodes.push(NodeField {
-                name: name.clone(),
-                bits: *bits,
-                shift,
-                max: mask(*bits),
-            });
-            shift += bits;
-        }
-        nodes.reverse();
-        if self.sequence_above_nodes {
-            sequence_shift = shift;
-            shift += self.sequence_bits;
-        }
+        let plan = Plan::place(
+            self.epoch_ms,
+            self.tick_ms,
+            self.time_bits,
+            self.sequence_bits,
+            bits,
+            self.nodes.len(),
+            self.sequence_above_nodes,
+        );
+        let nodes = self
+            .nodes
+            .into_iter()
+            .enumerate()
+            .map(|(i, (name, bits))| NodeField {
+                name,
+                bits,
+                shift: plan.node_shift[i],
+                max: plan.node_max[i],
+            })
+            .collect();
         Ok(Layout {
             name: "custom".to_owned(),
-            epoch_ms: self.epoch_ms,
-            tick_ms: self.tick_ms,
-            time_bits: self.time_bits,
-            time_shift: shift,
             sequence_bits: self.sequence_bits,
-            sequence_shift,
             sequence_above_nodes: self.sequence_above_nodes,
             nodes,
-            id_mask: mask(shift + self.time_bits),
-            max_sequence: mask(self.sequence_bits),
+            preset: None,
+            plan,
         })
     }
 }

@@ -33,6 +33,7 @@ pub mod layout;
 pub mod lease;
 pub mod mark;
 pub mod parts;
+mod plan;
 pub mod reclaim;
 pub mod registry;
 #[cfg(feature = "serde")]

@@ -2,7 +2,9 @@
 //! an ID and its fields.
 
 use crate::error::{Error, Result};
-use crate::layout::{mask, Layout, MAX_NODE_FIELDS};
+use crate::layout::{
+    mask, Layout, Preset, DISCORD, INSTAGRAM, MAX_NODE_FIELDS, SNOWFLAKE, SONYFLAKE, TWITTER,
+};
 
 /// The fields of one ID. `Copy`, allocation-free; names come from the layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +20,23 @@ pub struct Parts {
 }
 
 impl Parts {
+    #[inline(always)]
+    pub(crate) fn new(
+        timestamp_ms: i64,
+        ticks: u64,
+        sequence: u64,
+        nodes: [u64; MAX_NODE_FIELDS],
+        node_count: u8,
+    ) -> Parts {
+        Parts {
+            timestamp_ms,
+            ticks,
+            sequence,
+            nodes,
+            node_count,
+        }
+    }
+
     /// Node field values, in the layout's order.
     pub fn nodes(&self) -> &[u64] {
         &self.nodes[..usize::from(self.node_count)]
@@ -122,23 +141,17 @@ impl Layout {
 
     /// Splits an ID into its fields. An ID with unused bits set is not an ID
     /// of this layout and is refused.
-    #[inline]
+    #[inline(always)]
     pub fn decode(&self, id: u64) -> Result<Parts> {
-        if id & !self.id_mask() != 0 {
-            return Err(Error::out_of_range("id", id, self.id_mask()));
+        // One arm per preset, so that each inlines its constant plan.
+        match self.preset {
+            Some(Preset::Twitter) => TWITTER.decode(id),
+            Some(Preset::Snowflake) => SNOWFLAKE.decode(id),
+            Some(Preset::Discord) => DISCORD.decode(id),
+            Some(Preset::Instagram) => INSTAGRAM.decode(id),
+            Some(Preset::Sonyflake) => SONYFLAKE.decode(id),
+            None => self.plan.decode(id),
         }
-        let ticks = id >> self.time_shift();
-        let mut nodes = [0; MAX_NODE_FIELDS];
-        for (slot, field) in nodes.iter_mut().zip(self.node_fields()) {
-            *slot = (id >> field.shift()) & field.max();
-        }
-        Ok(Parts {
-            timestamp_ms: self.timestamp_of(ticks),
-            ticks,
-            sequence: (id >> self.sequence_shift()) & self.max_sequence(),
-            nodes,
-            node_count: self.node_fields().len() as u8,
-        })
     }
 
     /// The ID's 64 bits as labelled segments, most significant first.
