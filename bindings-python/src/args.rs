@@ -16,6 +16,18 @@ fn int<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<()> {
 
 /// An unsigned 64-bit argument (an ID, a node field, a sequence).
 pub(crate) fn u64_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    // An exact `int` (never a `bool`) through `PyLong_AsUnsignedLong`, which
+    // reads the digits directly; `...LongLong` goes through a byte array and
+    // measured twice as dear on CPython 3.11 for an ID's three digits.
+    #[cfg(all(target_pointer_width = "64", not(windows)))]
+    if value.is_exact_instance_of::<PyInt>() {
+        // SAFETY: `value` is a live `int`; the call sets an error only on
+        // overflow or a negative value, and that error is taken right here.
+        let v = unsafe { pyo3::ffi::PyLong_AsUnsignedLong(value.as_ptr()) };
+        if v != std::os::raw::c_ulong::MAX || PyErr::take(value.py()).is_none() {
+            return Ok(v);
+        }
+    }
     if let Ok(v) = value.cast::<PyInt>() {
         if !value.is_instance_of::<PyBool>() {
             if let Ok(v) = v.extract::<u64>() {

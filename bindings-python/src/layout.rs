@@ -19,10 +19,13 @@ static PRESET_OBJECTS: PyOnceLock<Vec<(Py<PyString>, Py<PyLayout>)>> = PyOnceLoc
 
 /// A `Layout` argument: a `Layout` object or a preset's name.
 pub(crate) fn layout_arg<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyLayout>> {
-    if let Ok(layout) = value.cast::<PyLayout>() {
-        return Ok(layout.clone());
+    // Test the type before casting: a failed cast builds an error object,
+    // which cost a preset name 18 ns per call.
+    if value.is_instance_of::<PyLayout>() {
+        return Ok(value.cast::<PyLayout>()?.clone());
     }
-    if let Ok(name) = value.cast::<PyString>() {
+    if value.is_instance_of::<PyString>() {
+        let name = value.cast::<PyString>()?;
         let py = value.py();
         let presets = PRESET_OBJECTS.get_or_try_init(py, || {
             PRESETS

@@ -3,6 +3,8 @@
 
 use polyflake::Parts;
 use pyo3::exceptions::PyAttributeError;
+use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -101,12 +103,9 @@ fn max_id(layout: &Bound<'_, PyAny>, timestamp_ms: &Bound<'_, PyAny>) -> PyResul
 }
 
 /// A decoded ID: immutable, hashable, node fields as attributes.
-#[pyclass(
-    name = "Parts",
-    module = "polyflake._polyflake",
-    frozen,
-    freelist = 256
-)]
+// No `freelist`: pyo3 guards it with a mutex, which measured dearer than
+// CPython's own allocator.
+#[pyclass(name = "Parts", module = "polyflake._polyflake", frozen)]
 pub struct PyParts {
     id: u64,
     parts: Parts,
@@ -174,16 +173,44 @@ impl PyParts {
         epoch.bind(py).add(delta)
     }
 
+    // Node fields are attributes named by the layout. `__getattr__` would
+    // reach them only after the type's own lookup failed and raised, which
+    // measured 7x a dict lookup; here they come first, then the usual lookup.
+    fn __getattribute__<'py>(
+        slf: &Bound<'py, Self>,
+        name: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let this = slf.get();
+        // The names every Parts has, by the identity of the interned name.
+        if name.is(intern!(py, "timestamp_ms")) {
+            return Ok(this.parts.timestamp_ms.into_pyobject(py)?.into_any());
+        }
+        if name.is(intern!(py, "sequence")) {
+            return Ok(this.parts.sequence.into_pyobject(py)?.into_any());
+        }
+        if name.is(intern!(py, "id")) {
+            return Ok(this.id.into_pyobject(py)?.into_any());
+        }
+        if let Some(value) = this.parts.get(&this.layout.get().inner, name.to_str()?) {
+            return Ok(value.into_pyobject(py)?.into_any());
+        }
+        // SAFETY: both pointers are live for the call; the result is a new
+        // reference or NULL with the error set, which `from_owned_ptr_or_err` takes.
+        unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                ffi::PyObject_GenericGetAttr(slf.as_ptr(), name.as_ptr()),
+            )
+        }
+    }
+
+    // Reached only when `__getattribute__` found nothing: says what does exist.
     fn __getattr__(&self, name: &Bound<'_, PyString>) -> PyResult<u64> {
-        let layout = &self.layout.get().inner;
-        let name = name.to_cow()?;
-        let name: &str = &name;
-        self.parts.get(layout, name).ok_or_else(|| {
-            PyAttributeError::new_err(format!(
-                "'Parts' of layout {} has no field '{name}'",
-                layout.name()
-            ))
-        })
+        Err(PyAttributeError::new_err(format!(
+            "'Parts' of layout {} has no field '{name}'",
+            self.layout.get().inner.name()
+        )))
     }
 
     fn _asdict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {

@@ -1,8 +1,6 @@
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import ClassVar, Literal, final, overload
-
-from typing_extensions import TypeAlias
+from typing import ClassVar, Literal, TypeAlias, final, overload
 
 from ._types import Encoding, LayoutLike
 
