@@ -170,6 +170,13 @@ impl FfiGenerator {
             .collect()
     }
 
+    /// Gives up the worker identity now, while other threads may still be
+    /// calling (`Generator::close` in the core); later calls fail with
+    /// `LEASE_LOST`.
+    pub fn give_up(&self) {
+        self.inner.close();
+    }
+
     /// A handle for `polyflake_next_id`: a strong reference the caller must
     /// give back to `polyflake_release` exactly once, after its last use.
     pub fn fast_handle(&self) -> u64 {
@@ -201,6 +208,67 @@ pub unsafe extern "C" fn polyflake_next_id(handle: u64) -> i64 {
         Ok(Ok(id)) if id as i64 != NO_ID => id as i64,
         _ => NO_ID,
     }
+}
+
+/// `dev.polyflake.JniPath.nextId(long)`: the same call as
+/// `polyflake_next_id`, entered through JNI, which costs the JVM a fraction of
+/// JNA's direct mapping (ADR 0004). Bound by `polyflake_register_jni`.
+///
+/// # Safety
+/// As for `polyflake_next_id`.
+unsafe extern "system" fn jni_next_id(
+    _env: *mut jni_sys::JNIEnv,
+    _class: jni_sys::jclass,
+    handle: jni_sys::jlong,
+) -> jni_sys::jlong {
+    unsafe { polyflake_next_id(handle as u64) }
+}
+
+/// Binds `JniPath`'s native methods to this library's functions; called once
+/// through JNA, which passes the calling thread's `JNIEnv`. Returns 0, or
+/// -1 when the class or the binding is refused (the caller keeps JNA).
+///
+/// # Safety
+/// `env` is the calling thread's live `JNIEnv`, as JNA passes it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn polyflake_register_jni(env: *mut jni_sys::JNIEnv) -> i32 {
+    let next_id = jni_next_id as *mut std::ffi::c_void;
+    unsafe { register_natives(env, c"dev/polyflake/JniPath", c"nextId", c"(J)J", next_id) }
+}
+
+/// Binds one static native method of `class` to `function`.
+///
+/// # Safety
+/// `env` as for `polyflake_register_jni`; `function` has the JNI signature
+/// `signature` describes.
+unsafe fn register_natives(
+    env: *mut jni_sys::JNIEnv,
+    class: &std::ffi::CStr,
+    name: &std::ffi::CStr,
+    signature: &std::ffi::CStr,
+    function: *mut std::ffi::c_void,
+) -> i32 {
+    if env.is_null() || unsafe { (*env).is_null() } {
+        return -1;
+    }
+    let table = unsafe { &**env };
+    let class = unsafe { (table.v1_1.FindClass)(env, class.as_ptr()) };
+    if class.is_null() {
+        unsafe { (table.v1_1.ExceptionClear)(env) };
+        return -1;
+    }
+    let methods = [jni_sys::JNINativeMethod {
+        name: name.as_ptr().cast_mut(),
+        signature: signature.as_ptr().cast_mut(),
+        fnPtr: function,
+    }];
+    let rc = unsafe { (table.v1_1.RegisterNatives)(env, class, methods.as_ptr(), 1) };
+    unsafe { (table.v1_1.DeleteLocalRef)(env, class) };
+    if rc != 0 {
+        unsafe { (table.v1_1.ExceptionClear)(env) };
+        return -1;
+    }
+    0
 }
 
 /// Fills `out[..n]` with increasing IDs; returns `n`, or -1 when it cannot
@@ -236,6 +304,21 @@ pub unsafe extern "C" fn polyflake_release(handle: u64) {
 #[unsafe(no_mangle)]
 pub extern "C" fn polyflake_floor() -> i64 {
     1
+}
+
+/// The same trivial call bound through JNI, the floor of `JniPath.nextId`
+/// (test builds only): `JniFloor.floor()`.
+///
+/// # Safety
+/// As for `polyflake_register_jni`.
+#[cfg(feature = "test-hooks")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn polyflake_register_jni_floor(env: *mut jni_sys::JNIEnv) -> i32 {
+    extern "system" fn floor(_env: *mut jni_sys::JNIEnv, _class: jni_sys::jclass) -> i64 {
+        1
+    }
+    let floor = floor as *mut std::ffi::c_void;
+    unsafe { register_natives(env, c"dev/polyflake/JniFloor", c"floor", c"()J", floor) }
 }
 
 /// A Rust panic, to prove it surfaces as an exception (test builds only).

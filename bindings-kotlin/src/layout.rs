@@ -87,46 +87,26 @@ impl FfiLayout {
         self.inner == other.inner
     }
 
-    /// A handle for `polyflake_decode`, given back to `polyflake_layout_release` once.
-    pub fn fast_handle(&self) -> u64 {
-        Arc::into_raw(Arc::new(self.inner.clone())) as usize as u64
-    }
-}
-
-/// Writes `[timestampMs, sequence, ...node fields]` of `id` into `out`
-/// (at least 2 + node fields long); returns 0, or -1 when `id` is not an ID
-/// of the layout (the caller then asks `decode` for the typed error).
-///
-/// # Safety
-/// `handle` comes from `fast_handle`, not yet released; `out` holds `len` longs.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn polyflake_decode(handle: u64, id: i64, out: *mut i64, len: i32) -> i32 {
-    let layout = unsafe { &*(handle as usize as *const polyflake::Layout) };
-    let wanted = 2 + layout.node_fields().len();
-    if out.is_null() || len < wanted as i32 {
-        return -1;
-    }
-    let out = unsafe { std::slice::from_raw_parts_mut(out, wanted) };
-    match layout.decode(id as u64) {
-        Ok(parts) => {
-            out[0] = parts.timestamp_ms;
-            out[1] = parts.sequence as i64;
-            for (slot, value) in out[2..].iter_mut().zip(parts.nodes()) {
-                *slot = *value as i64;
-            }
-            0
+    /// Where Kotlin's `decode` finds each field (ADR 0004: the core places
+    /// the fields, Kotlin only applies the shifts and masks): the mask of
+    /// valid bits, the epoch, the tick length, the time's shift, the
+    /// sequence's shift and mask, then each node field's shift and mask.
+    /// Masks are the 64 bits as a `Long`.
+    pub fn decode_plan(&self) -> Vec<i64> {
+        let l = &self.inner;
+        let mut plan = vec![
+            l.id_mask() as i64,
+            l.epoch_ms(),
+            l.tick_ms() as i64,
+            i64::from(l.time_shift()),
+            i64::from(l.sequence_shift()),
+            l.max_sequence() as i64,
+        ];
+        for field in l.node_fields() {
+            plan.extend([i64::from(field.shift()), field.max() as i64]);
         }
-        Err(_) => -1,
+        plan
     }
-}
-
-/// Gives back a handle from `fast_handle`.
-///
-/// # Safety
-/// `handle` comes from `fast_handle`, released once, after its last use.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn polyflake_layout_release(handle: u64) {
-    drop(unsafe { Arc::from_raw(handle as usize as *const polyflake::Layout) });
 }
 
 /// The preset names.

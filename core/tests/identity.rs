@@ -490,3 +490,60 @@ fn a_clean_drop_settles_the_mark_so_the_next_process_issues_at_once() {
     drop(newcomer);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn close_gives_up_the_identity_while_other_threads_still_issue() {
+    let dir = temp_dir("close");
+    let layout = Layout::custom(1_288_834_974_657, 41)
+        .node("node_id", 2)
+        .sequence_bits(20)
+        .build()
+        .unwrap();
+    let state = [("POLYFLAKE_STATE_DIR", dir.to_string_lossy().into_owned())];
+    let first = Arc::new(from_env(&layout, &state).unwrap());
+    let workers: Vec<_> = (0..3)
+        .map(|_| {
+            let g = Arc::clone(&first);
+            std::thread::spawn(move || {
+                let mut ids = Vec::new();
+                loop {
+                    match g.next_id() {
+                        Ok(id) => ids.push(id),
+                        Err(e) => return (ids, e.code()),
+                    }
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    first.close();
+    // The lock is free at once, though the threads still hold the generator.
+    let second = from_env(&layout, &state).unwrap();
+    assert_eq!(second.node_values(), first.node_values());
+    let after: Vec<u64> = (0..1_000).map(|_| second.next_id().unwrap()).collect();
+    let mut before = Vec::new();
+    for worker in workers {
+        let (ids, code) = worker.join().unwrap();
+        assert_eq!(code, "LEASE_LOST");
+        before.extend(ids);
+    }
+    let last = *before
+        .iter()
+        .max()
+        .expect("the threads issued before close");
+    assert!(
+        after[0] > last,
+        "the identity's next holder starts past every ID issued before close"
+    );
+    assert!(first.is_closed());
+    assert_eq!(first.ready().unwrap_err().code(), "LEASE_LOST");
+    assert_eq!(first.next_ids(3).unwrap_err().code(), "LEASE_LOST");
+    first.close();
+    assert_eq!(
+        first.last_timestamp_ms(),
+        Some(layout.timestamp_of(last >> layout.time_shift())),
+        "the last issued tick is still known"
+    );
+    drop(second);
+    std::fs::remove_dir_all(dir).unwrap();
+}

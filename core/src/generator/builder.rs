@@ -136,7 +136,7 @@ impl GeneratorBuilder {
                 admitted: AtomicU64::new(0),
                 tenure: remote.tenure,
                 switching: Mutex::new(()),
-                _lease: remote.lease,
+                lease: Mutex::new(Some(remote.lease)),
             });
         }
         let clock = match self.clock.take() {
@@ -200,6 +200,7 @@ impl GeneratorBuilder {
                 0
             },
             counters: Default::default(),
+            closed_from: AtomicU64::new(NONE),
             layout,
         })
     }

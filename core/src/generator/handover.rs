@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
 use super::marks::floor_state;
-use super::{lock, Generator, NONE};
+use super::{closed, lock, Generator, CLOSED, NONE};
 use crate::error::{Error, Result};
 use crate::layout::MAX_NODE_FIELDS;
 use crate::tenure::{Claim, RemoteLease, Tenure};
@@ -17,8 +17,9 @@ pub(super) struct Held {
     pub(super) admitted: std::sync::atomic::AtomicU64,
     pub(super) tenure: Arc<Tenure>,
     pub(super) switching: Mutex<()>,
-    /// Dropped with the generator, which stops the keep-alive and releases.
-    pub(super) _lease: Arc<dyn RemoteLease>,
+    /// Dropped by `close` or with the generator, which stops the keep-alive
+    /// and releases.
+    pub(super) lease: Mutex<Option<Arc<dyn RemoteLease>>>,
 }
 
 impl Generator {
@@ -49,7 +50,10 @@ impl Generator {
                 }
                 Err((refusal, false)) => {
                     held.tenure.discard(generation);
-                    let next = if held._lease.refused(claim) {
+                    let next = if lock(&held.lease)
+                        .as_ref()
+                        .is_none_or(|lease| lease.refused(claim))
+                    {
                         "another is being claimed"
                     } else {
                         "no other will be offered"
@@ -90,6 +94,9 @@ impl Generator {
             ));
         };
         let mut store = lock(&mark.store);
+        if self.state.0.load(Ordering::Acquire) == CLOSED {
+            return Err(closed());
+        }
         // A thread that passed the lease check before it lapsed may still
         // issue one ID at a tick up to its clock reading; the new mark covers
         // it, so the identity's next holder starts past it.

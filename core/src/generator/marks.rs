@@ -78,28 +78,3 @@ impl Generator {
         }
     }
 }
-
-impl Drop for Generator {
-    /// Settles the mark down to the last tick used (while the identity is
-    /// still held: the lease is a field, released after this). A failed
-    /// write leaves the higher mark in place, which is safe.
-    fn drop(&mut self) {
-        let (Some(mark), Some(last_ms)) = (&self.mark, self.last_timestamp_ms()) else {
-            return;
-        };
-        // Nothing persisted: nothing issued (a resumed generator's state is
-        // the previous mark's floor), so there is nothing to lower.
-        if mark.limit.load(Ordering::Acquire) == 0 {
-            return;
-        }
-        // A lapsed or lost remote lease: the value (and its mark) may be
-        // another process's already.
-        if let Some(held) = &self.held {
-            if self.clock.now_ms() >= held.tenure.valid_until_ms() {
-                return;
-            }
-        }
-        let store = lock(&mark.store);
-        let _ = store.settle(last_ms);
-    }
-}

@@ -5,6 +5,7 @@
 //! and [`handover`] moves it onto a new identity when a remote lease changes.
 
 mod builder;
+mod closing;
 mod counts;
 mod handover;
 mod marks;
@@ -21,6 +22,7 @@ use crate::mark::DEFAULT_MARK_LEAD_MS;
 use crate::registry::LeaseConnector;
 
 pub use builder::GeneratorBuilder;
+use closing::closed;
 use counts::Counters;
 pub use counts::GeneratorStats;
 use handover::Held;
@@ -138,6 +140,10 @@ struct Padded(AtomicU64);
 /// `time_bits + sequence_bits <= 63`.
 const NONE: u64 = u64::MAX;
 
+/// Closed: the identity is given up. Swapped into the state word, so that
+/// every issue after it fails its compare-and-swap and sees this value.
+const CLOSED: u64 = u64::MAX - 1;
+
 /// Issues IDs for one worker identity. `Send + Sync`: share it by reference
 /// or `Arc`; no lock is taken per ID (one compare-and-swap on a packed
 /// `(tick, sequence)` word).
@@ -157,6 +163,8 @@ pub struct Generator {
     resume_ticks: u64,
     resume_grace_ms: u64,
     counters: Counters,
+    /// The state `close` replaced (NONE until then): the last issued tick.
+    closed_from: AtomicU64,
 }
 
 struct IdentityNote {
@@ -237,6 +245,9 @@ impl Generator {
     /// is not further behind the last issued tick than the backwards policy
     /// allows. For readiness probes; `next_id` checks the same on every call.
     pub fn ready(&self) -> Result<()> {
+        if self.state.0.load(Ordering::Acquire) == CLOSED {
+            return Err(closed());
+        }
         let now_ms = self.clock.now_ms();
         if let Some(held) = &self.held {
             if now_ms >= held.tenure.valid_until_ms() {
@@ -290,7 +301,10 @@ impl Generator {
 
     /// The Unix millisecond of the tick of the last issued ID, if any.
     pub fn last_timestamp_ms(&self) -> Option<i64> {
-        let state = self.state.0.load(Ordering::Acquire);
+        let mut state = self.state.0.load(Ordering::Acquire);
+        if state == CLOSED {
+            state = self.closed_from.load(Ordering::Acquire);
+        }
         (state != NONE).then(|| {
             self.layout
                 .timestamp_of(state >> self.layout.sequence_bits())
@@ -404,6 +418,9 @@ impl Generator {
         let max_seq = layout.max_sequence();
         let mut current = self.state.0.load(Ordering::Acquire);
         loop {
+            if current == CLOSED {
+                return Err(closed());
+            }
             let now_ms = self.clock.now_ms();
             if let Some(held) = &self.held {
                 if now_ms >= held.tenure.valid_until_ms() {

@@ -33,6 +33,8 @@ fun main() {
     val wide = Generator(Layout.custom(1288834974657, 41, listOf("node_id" to 1), sequenceBits = 21), "node_id" to 1L)
     val (floorNs, _) = best { BenchFloor.polyflake_floor() }
     row("floor: a direct-mapped JNA call returning a long", floorNs)
+    val (jniFloorNs, _) = best { JniFloor.floor() }
+    row("floor: a JNI call returning a long (the crossing `nextId` takes)", jniFloorNs)
     val (wideNs, wideDupes) = best { wide.nextId() }
     row("polyflake `nextId()` (21-bit sequence, never waits)", wideNs, dupes = "$wideDupes")
     val snowflake = Generator(Layout.SNOWFLAKE, "node_id" to 1L)
@@ -50,8 +52,10 @@ fun main() {
     row("tsid-creator `TsidFactory.create()` (ratio %.1f× polyflake)".format(tNs / wideNs), tNs, "n/a (random start)", "$tDupes")
 
     val id = snowflake.nextId()
-    val (dNs, _) = best { Polyflake.decode(id, Layout.SNOWFLAKE).sequence }
-    row("polyflake `decode(id, SNOWFLAKE)`", dNs)
+    val (dNs, _) = best { Polyflake.decode(id, Layout.SNOWFLAKE).timestampMs }
+    row("polyflake `decode(id, SNOWFLAKE).timestampMs` (%.2f× a JNI call)".format(dNs / jniFloorNs), dNs)
+    val (dnNs, _) = best { Polyflake.decode(id, Layout.SNOWFLAKE)["node_id"] }
+    row("polyflake `decode(id, SNOWFLAKE)[\"node_id\"]` (%.2f× a JNI call)".format(dnNs / jniFloorNs), dnNs)
     val (hdNs, _) = best { hutool.getGenerateDateTime(id) }
     row("hutool `getGenerateDateTime` (ratio %.2f×)".format(hdNs / dNs), hdNs)
 
@@ -72,4 +76,15 @@ internal object BenchFloor {
     }
 
     @JvmStatic external fun polyflake_floor(): Long
+
+    @JvmStatic external fun polyflake_register_jni_floor(env: com.sun.jna.JNIEnv): Int
+}
+
+/** The floor of a JNI call, bound by the library as `JniPath` is. */
+internal object JniFloor {
+    @JvmStatic external fun floor(): Long
+
+    init {
+        check(BenchFloor.polyflake_register_jni_floor(com.sun.jna.JNIEnv.CURRENT) == 0)
+    }
 }

@@ -1,5 +1,6 @@
 package dev.polyflake
 
+import com.sun.jna.JNIEnv
 import com.sun.jna.Native
 import dev.polyflake.ffi.FfiBackwards
 import dev.polyflake.ffi.FfiClock
@@ -9,9 +10,9 @@ import dev.polyflake.ffi.FfiManualClock
 import dev.polyflake.ffi.FfiNodeCheck
 import dev.polyflake.ffi.FfiNodeValue
 import dev.polyflake.ffi.FfiRegistrySettings
+import java.lang.ref.Cleaner
+import java.lang.ref.Reference
 import java.time.Duration
-import java.util.concurrent.atomic.AtomicBoolean
-import java.util.concurrent.atomic.AtomicLong
 
 /** Where a generator reads the time. */
 sealed interface Clock {
@@ -37,7 +38,7 @@ sealed interface OnClockBackwards {
     object Logical : OnClockBackwards
 }
 
-/** JNA direct mapping of the one hot call (about 0.1 µs, against several for a uniffi call). */
+/** JNA direct mapping of the hot calls (tens of ns, against several µs for a uniffi call). */
 internal object FastPath {
     init {
         Native.register(FastPath::class.java, "polyflake_kotlin")
@@ -49,9 +50,18 @@ internal object FastPath {
 
     @JvmStatic external fun polyflake_next_ids(handle: Long, out: LongArray, n: Int): Int
 
-    @JvmStatic external fun polyflake_decode(handle: Long, id: Long, out: LongArray, len: Int): Int
+    @JvmStatic external fun polyflake_register_jni(env: JNIEnv): Int
+}
 
-    @JvmStatic external fun polyflake_layout_release(handle: Long)
+/**
+ * The hottest call through JNI instead (ADR 0004): the library binds [nextId]
+ * itself, through [FastPath], so no second copy of it is loaded. Where that is
+ * refused, [bound] is false and callers stay on [FastPath].
+ */
+internal object JniPath {
+    @JvmStatic external fun nextId(handle: Long): Long
+
+    @JvmField val bound: Boolean = runCatching { FastPath.polyflake_register_jni(JNIEnv.CURRENT) == 0 }.getOrDefault(false)
 }
 
 private const val NO_ID = -1L
@@ -61,14 +71,20 @@ private val MAX_BATCH: Long = dev.polyflake.ffi.maxBatch().toLong()
 
 /**
  * Issues IDs for one worker identity. Thread-safe; IDs strictly increase;
- * never the same ID twice. [close] it when done (it frees the fast path's handle).
+ * never the same ID twice. [close] it when done: it gives up the identity at
+ * once, even while other threads are still calling.
  */
 class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseable {
     private val handle = ffi.fastHandle().toLong()
 
-    // Calls in flight plus one for "open": the handle is released when both end.
-    private val users = AtomicLong(1)
-    private val closed = AtomicBoolean(false)
+    @Volatile private var closed = false
+
+    init {
+        // The handle is freed once nothing can call with it any more: when
+        // this object is unreachable. No count is kept per call; closing is
+        // the core's, which swaps its state word so that no ID follows it.
+        CLEANER.register(this, Release(handle, ffi))
+    }
 
     @JvmOverloads
     constructor(
@@ -80,28 +96,32 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
 
     /** The next ID. */
     fun nextId(): Long {
-        enter()
-        try {
-            val id = FastPath.polyflake_next_id(handle)
-            return if (id != NO_ID) id else mapped { ffi.nextId().toLong() }
-        } finally {
-            leave()
-        }
+        check(!closed) { "this Generator is closed" }
+        val id = if (JniPath.bound) JniPath.nextId(handle) else FastPath.polyflake_next_id(handle)
+        // The handle is this object's: it must stay reachable until the call returns.
+        Reference.reachabilityFence(this)
+        return if (id != NO_ID) id else slow { ffi.nextId().toLong() }
     }
 
     /** [n] strictly increasing IDs in one crossing. */
     fun nextIds(n: Int): LongArray {
         require(n >= 0) { "n must be >= 0, got $n" }
-        enter()
-        try {
-            if (n > MAX_BATCH) return mapped { ffi.nextIds(n.toUInt()).toLongArray() }
-            val out = LongArray(n)
-            if (n == 0 || FastPath.polyflake_next_ids(handle, out, n) == n) return out
-            return mapped { ffi.nextIds(n.toUInt()).toLongArray() }
-        } finally {
-            leave()
-        }
+        check(!closed) { "this Generator is closed" }
+        if (n > MAX_BATCH) return slow { ffi.nextIds(n.toUInt()).toLongArray() }
+        val out = LongArray(n)
+        val filled = n == 0 || FastPath.polyflake_next_ids(handle, out, n) == n
+        Reference.reachabilityFence(this)
+        return if (filled) out else slow { ffi.nextIds(n.toUInt()).toLongArray() }
     }
+
+    /** A call the fast path could not answer: the core's typed error, or "closed" if that is why. */
+    private inline fun <T> slow(block: () -> T): T =
+        try {
+            mapped(block)
+        } catch (e: LeaseLostException) {
+            check(!closed) { "this Generator is closed" }
+            throw e
+        }
 
     /** Where the worker identity came from. */
     val identitySource: String get() = ffi.identitySource()
@@ -109,26 +129,23 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
     /** The worker identity by contract field name. */
     val nodeFields: Map<String, Long> get() = ffi.nodeValues().associate { it.name to it.value.toLong() }
 
+    /** Gives up the worker identity now; later calls throw [IllegalStateException]. */
     override fun close() {
-        if (closed.compareAndSet(false, true)) leave()
+        closed = true
+        ffi.giveUp()
     }
 
-    private fun enter() {
-        while (true) {
-            val n = users.get()
-            check(n > 0 && !closed.get()) { "this Generator is closed" }
-            if (users.compareAndSet(n, n + 1)) return
-        }
-    }
-
-    private fun leave() {
-        if (users.decrementAndGet() == 0L) {
+    /** Frees the handle and the generated object; holds no reference to the [Generator]. */
+    private class Release(private val handle: Long, private val ffi: FfiGenerator) : Runnable {
+        override fun run() {
             FastPath.polyflake_release(handle)
             ffi.close()
         }
     }
 
     companion object {
+        private val CLEANER: Cleaner = Cleaner.create()
+
         /** A generator whose identity follows the environment (docs/identity.md). */
         @JvmStatic
         @JvmOverloads

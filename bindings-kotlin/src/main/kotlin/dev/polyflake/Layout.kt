@@ -5,9 +5,6 @@ import dev.polyflake.ffi.FfiNodeField
 
 /** A bit layout: one of the presets or a validated custom layout. */
 class Layout internal constructor(internal val ffi: FfiLayout) {
-    /** The core layout for the direct-mapped decode; given back when this Layout is collected. */
-    internal val handle: Long = ffi.fastHandle().toLong()
-
     // A layout is immutable: read it across the FFI once, not on every property access.
     val name: String = ffi.name()
     val epochMs: Long = ffi.epochMs()
@@ -25,10 +22,8 @@ class Layout internal constructor(internal val ffi: FfiLayout) {
     /** Node field names, most significant first (decode's map keys). */
     val fieldNames: List<String> = nodes.map { it.first }
 
-    @Suppress("removal")
-    protected fun finalize() {
-        FastPath.polyflake_layout_release(handle)
-    }
+    /** Shifts and masks for [Polyflake.decode], placed by the core (ADR 0004). */
+    internal val plan: LongArray = ffi.decodePlan().toLongArray()
 
     override fun equals(other: Any?): Boolean = other is Layout && ffi.sameAs(other.ffi)
 

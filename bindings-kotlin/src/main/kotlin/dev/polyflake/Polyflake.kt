@@ -22,6 +22,26 @@ data class Parts(
     operator fun get(field: String): Long = nodes[field] ?: throw NoSuchElementException("layout $layout has no field $field")
 }
 
+/**
+ * The node fields of one ID as a read-only map, each value read from the ID's
+ * bits when asked for: a decode that reads only the time pays for no map.
+ */
+private class NodeFields(private val id: Long, private val layout: Layout) : AbstractMap<String, Long>() {
+    private fun value(i: Int): Long = (id ushr layout.plan[6 + 2 * i].toInt()) and layout.plan[7 + 2 * i]
+
+    override val size: Int get() = layout.fieldNames.size
+
+    override fun get(key: String): Long? {
+        val i = layout.fieldNames.indexOf(key)
+        return if (i < 0) null else value(i)
+    }
+
+    override fun containsKey(key: String): Boolean = key in layout.fieldNames
+
+    override val entries: Set<Map.Entry<String, Long>>
+        get() = layout.fieldNames.mapIndexedTo(LinkedHashSet()) { i, name -> java.util.AbstractMap.SimpleImmutableEntry(name, value(i)) }
+}
+
 /** One labelled run of an ID's bits. */
 data class Segment(val name: String, val kind: String, val msb: Int, val lsb: Int, val width: Int, val value: Long, val bits: String)
 
@@ -40,18 +60,17 @@ object Polyflake {
 
     @JvmStatic
     fun decode(id: Long, layout: Layout): Parts {
-        val names = layout.fieldNames
-        val out = LongArray(2 + names.size)
-        if (FastPath.polyflake_decode(layout.handle, id, out, out.size) == 0) {
-            val nodes = LinkedHashMap<String, Long>(names.size * 2)
-            names.forEachIndexed { i, name -> nodes[name] = out[2 + i] }
-            return Parts(id, layout.name, out[0], nodes, out[1])
+        val plan = layout.plan
+        if (id and plan[0].inv() != 0L) {
+            // Unused bits set: not an ID of this layout, and the core says why.
+            return mapped {
+                val parts = dev.polyflake.ffi.decode(layout.ffi, id.toULong())
+                Parts(id, layout.name, parts.timestampMs, parts.nodes.associate { it.name to it.value.toLong() }, parts.sequence.toLong())
+            }
         }
-        // Not an ID of this layout: the uniffi call reports why.
-        return mapped {
-            val parts = dev.polyflake.ffi.decode(layout.ffi, id.toULong())
-            Parts(id, layout.name, parts.timestampMs, parts.nodes.associate { it.name to it.value.toLong() }, parts.sequence.toLong())
-        }
+        // Long arithmetic wraps as the core's does, so an epoch before 1970 comes out the same.
+        val timestampMs = plan[1] + (id ushr plan[3].toInt()) * plan[2]
+        return Parts(id, layout.name, timestampMs, NodeFields(id, layout), (id ushr plan[4].toInt()) and plan[5])
     }
 
     @JvmStatic

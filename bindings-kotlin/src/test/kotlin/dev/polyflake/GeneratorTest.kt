@@ -11,6 +11,16 @@ import java.util.concurrent.TimeUnit
 
 class GeneratorTest {
     @Test
+    fun `nextId runs through the JNI binding the library made itself`() {
+        assertTrue(JniPath.bound, "RegisterNatives through JNA's JNIEnv was refused")
+        Generator(Layout.SNOWFLAKE, "node_id" to 9L).use { g ->
+            val ids = LongArray(10_000) { g.nextId() }
+            for (i in 1 until ids.size) assertTrue(ids[i - 1] < ids[i])
+            assertEquals(setOf(9L), ids.map { Polyflake.decode(it, Layout.SNOWFLAKE)["node_id"] }.toSet())
+        }
+    }
+
+    @Test
     fun `one generator shared by many threads never duplicates`() {
         Generator(Layout.SNOWFLAKE, "node_id" to 5L).use { g ->
             val seen = ConcurrentHashMap.newKeySet<Long>()
@@ -73,6 +83,43 @@ class GeneratorTest {
         g.close()
         assertThrows<IllegalStateException> { g.nextId() }
         g.close()
+    }
+
+    @Test
+    fun `close gives up the identity at once while other threads still call`() {
+        val dir = java.nio.file.Files.createTempDirectory("polyflake-close")
+        withEnv(mapOf("POLYFLAKE_STATE_DIR" to dir.toString())) {
+            val layout = Layout.custom(1288834974657, 41, listOf("node_id" to 2), sequenceBits = 20)
+            val first = Generator.fromEnv(layout)
+            val pool = Executors.newFixedThreadPool(3)
+            val calls = (0 until 3).map {
+                pool.submit<Pair<List<Long>, Throwable>> {
+                    val ids = ArrayList<Long>()
+                    while (true) {
+                        try {
+                            ids.add(first.nextId())
+                        } catch (e: IllegalStateException) {
+                            return@submit ids to e
+                        }
+                    }
+                    @Suppress("UNREACHABLE_CODE")
+                    ids to IllegalStateException()
+                }
+            }
+            Thread.sleep(50)
+            first.close()
+            // Free at once: the same value, and only IDs after every earlier one.
+            Generator.fromEnv(layout).use { second ->
+                assertEquals(first.nodeFields, second.nodeFields)
+                val after = second.nextId()
+                val before = calls.flatMap { it.get(10, TimeUnit.SECONDS).first }
+                assertTrue(before.isNotEmpty())
+                assertTrue(after > before.max(), "the next holder starts past every ID issued before close")
+            }
+            pool.shutdown()
+            assertThrows<IllegalStateException> { first.nextIds(2) }
+        }
+        dir.toFile().deleteRecursively()
     }
 
     @Test
