@@ -140,6 +140,7 @@ impl Encoding {
     }
 
     /// Encodes an ID without allocating.
+    #[inline]
     pub fn encode(self, id: u64) -> Encoded {
         let mut out = Encoded {
             buf: [0; 64],
@@ -159,11 +160,24 @@ impl Encoding {
                 out.start = 56;
             }
             Encoding::Base64 => {
-                let decimal = Encoding::Decimal.encode(id);
-                let digits = decimal.as_bytes();
-                let n = digits.len().div_ceil(3) * 4;
-                out.start = (64 - n) as u8;
-                base64_encode(digits, &mut out.buf[64 - n..]);
+                // The text's digits in threes from its first, so the last
+                // group (the lowest digits) may be short, and padded.
+                let digits = decimal_len(id);
+                let short = digits % 3;
+                let (three, two, one) = &BASE64_OF_DIGITS;
+                let mut head = id / POWERS_OF_10[short];
+                let tail = (id % POWERS_OF_10[short]) as usize;
+                let mut at = 64;
+                if short > 0 {
+                    at -= 4;
+                    out.buf[at..].copy_from_slice(if short == 1 { &one[tail] } else { &two[tail] });
+                }
+                for _ in 0..digits / 3 {
+                    at -= 4;
+                    out.buf[at..at + 4].copy_from_slice(&three[(head % 1000) as usize]);
+                    head /= 1000;
+                }
+                out.start = at as u8;
             }
         }
         out
@@ -231,6 +245,79 @@ impl std::str::FromStr for Encoding {
     }
 }
 
+/// The decimal digits of `id`, right-aligned in `out`; returns where they
+/// start. All 20 places are written without a loop, in groups of 8, 8 and 4
+/// digits whose arithmetic fits 32 bits; the leading zeros are then cut.
+#[inline(always)]
+fn write_decimal(id: u64, out: &mut [u8; 20]) -> usize {
+    let rest = id / 100_000_000;
+    write8(&mut out[12..], (id % 100_000_000) as u32);
+    write8(&mut out[4..12], (rest % 100_000_000) as u32);
+    write4(&mut out[..4], (rest / 100_000_000) as u32);
+    20 - decimal_len(id)
+}
+
+/// How many decimal digits `id` has. From the bit length, `bits * 1233 /
+/// 4096` (log10 2 is about 1233/4096) is the count or one less; one
+/// comparison settles which. A lone `0` is one digit.
+#[inline(always)]
+fn decimal_len(id: u64) -> usize {
+    let bits = 64 - (id | 1).leading_zeros() as usize;
+    let guess = (bits * 1233) >> 12;
+    (guess + usize::from(id >= POWERS_OF_10[guess])).max(1)
+}
+
+/// `N` base64 quads.
+type Quads<const N: usize> = [[u8; 4]; N];
+
+/// The base64 of every decimal text of three, two and one digits, so that
+/// an ID's base64 is made from its digits in groups of three, with no text
+/// in between: `base64("123")`, `base64("12")` with its `=`, `base64("1")`
+/// with its `==`. Derived from [`BASE64`] at compile time.
+static BASE64_OF_DIGITS: (Quads<1000>, Quads<100>, Quads<10>) = {
+    const fn quad(text: [u8; 3], len: usize) -> [u8; 4] {
+        let triple = ((text[0] as u32) << 16) | ((text[1] as u32) << 8) | text[2] as u32;
+        let mut out = [b'='; 4];
+        let mut i = 0;
+        while i <= len {
+            out[i] = BASE64[((triple >> (18 - 6 * i)) & 63) as usize];
+            i += 1;
+        }
+        out
+    }
+    let mut three = [[0u8; 4]; 1000];
+    let mut two = [[0u8; 4]; 100];
+    let mut one = [[0u8; 4]; 10];
+    let mut v = 0;
+    while v < 1000 {
+        let d = [
+            b'0' + (v / 100) as u8,
+            b'0' + (v / 10 % 10) as u8,
+            b'0' + (v % 10) as u8,
+        ];
+        three[v] = quad(d, 3);
+        if v < 100 {
+            two[v] = quad([d[1], d[2], 0], 2);
+        }
+        if v < 10 {
+            one[v] = quad([d[2], 0, 0], 1);
+        }
+        v += 1;
+    }
+    (three, two, one)
+};
+
+/// 10^0 … 10^19.
+const POWERS_OF_10: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
 /// Four decimal places of `v` (below 10,000) into `out`.
 #[inline(always)]
 fn write4(out: &mut [u8], v: u32) {
@@ -274,15 +361,9 @@ impl Encoded {
         self.buf[usize::from(self.start)] = byte;
     }
 
-    /// All 20 places written without a loop, in groups of 8, 8 and 4 digits
-    /// whose arithmetic fits 32 bits; the leading zeros are then cut.
     fn decimal(&mut self, id: u64) {
-        let rest = id / 100_000_000;
-        write8(&mut self.buf[56..], (id % 100_000_000) as u32);
-        write8(&mut self.buf[48..56], (rest % 100_000_000) as u32);
-        write4(&mut self.buf[44..48], (rest / 100_000_000) as u32);
-        let digits = id.checked_ilog10().map_or(1, |d| d + 1);
-        self.start = 64 - digits as u8;
+        let start = write_decimal(id, (&mut self.buf[44..]).try_into().expect("20 bytes"));
+        self.start = 44 + start as u8;
     }
 
     /// All 64 digits a byte at a time, then the leading zeros cut (one `0` stays).
@@ -406,6 +487,8 @@ fn parse_fixed(
     })
 }
 
+/// Plain base64 of any bytes: the oracle the digit-group tables are tested against.
+#[cfg(test)]
 fn base64_encode(input: &[u8], out: &mut [u8]) -> usize {
     let sextet = |triple: u32, i: u32| BASE64[((triple >> (18 - 6 * i)) & 63) as usize];
     let mut n = 0;
@@ -566,6 +649,36 @@ fn base64_decode(input: &[u8]) -> std::result::Result<([u8; 21], usize), String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The digit-group tables give the plain base64 of the decimal text,
+    /// at every length and around every power of ten.
+    #[test]
+    fn base64_from_digit_groups_is_the_base64_of_the_decimal_text() {
+        let mut ids = vec![0, 1, 9, u64::MAX];
+        let mut p = 1u64;
+        while let Some(next) = p.checked_mul(10) {
+            ids.extend([p - 1, p, p + 1, next - 1]);
+            p = next;
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..100_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            ids.push(seed >> (seed % 64));
+        }
+        for id in ids {
+            let text = id.to_string();
+            let mut expected = [0u8; 32];
+            let n = base64_encode(text.as_bytes(), &mut expected);
+            assert_eq!(
+                Encoding::Base64.encode(id).as_bytes(),
+                &expected[..n],
+                "{id}"
+            );
+            assert_eq!(Encoding::Decimal.encode(id).as_bytes(), text.as_bytes());
+        }
+    }
 
     /// The one-pass base64 parse answers exactly when the two steps it
     /// stands in for (base64, then decimal) succeed, with the same value.
