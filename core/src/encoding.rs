@@ -530,24 +530,17 @@ fn base64_decimal(input: &[u8]) -> Option<u64> {
     if input.is_empty() || input.len() > 28 || !input.len().is_multiple_of(4) {
         return None;
     }
-    let quads = input.len() / 4;
+    // Whole quads first; a padded one can only be last.
+    let (whole, padded) = input.split_at(if input.ends_with(b"=") {
+        input.len() - 4
+    } else {
+        input.len()
+    });
     let mut value: u64 = 0;
     let mut digits = 0;
     let mut first = 0;
-    for (q, quad) in input.chunks_exact(4).enumerate() {
-        let sextets = [0, 1, 2, 3].map(|i| BASE64_T[usize::from(quad[i])]);
-        let mut bytes = [0u8; 3];
-        let n = if (sextets[0] | sextets[1] | sextets[2] | sextets[3]) < 64 {
-            let triple = (u32::from(sextets[0]) << 18)
-                | (u32::from(sextets[1]) << 12)
-                | (u32::from(sextets[2]) << 6)
-                | u32::from(sextets[3]);
-            bytes = [(triple >> 16) as u8, (triple >> 8) as u8, triple as u8];
-            3
-        } else {
-            base64_padded(quad, q, q + 1 == quads, sextets, &mut bytes).ok()?
-        };
-        for &byte in &bytes[..n] {
+    let mut push = |bytes: &[u8]| -> Option<()> {
+        for &byte in bytes {
             let d = byte.wrapping_sub(b'0');
             if d > 9 {
                 return None;
@@ -558,6 +551,24 @@ fn base64_decimal(input: &[u8]) -> Option<u64> {
             value = value.checked_mul(10)?.checked_add(u64::from(d))?;
             digits += 1;
         }
+        Some(())
+    };
+    for quad in whole.chunks_exact(4) {
+        let sextets = [0, 1, 2, 3].map(|i| BASE64_T[usize::from(quad[i])]);
+        if (sextets[0] | sextets[1] | sextets[2] | sextets[3]) >= 64 {
+            return None;
+        }
+        let triple = (u32::from(sextets[0]) << 18)
+            | (u32::from(sextets[1]) << 12)
+            | (u32::from(sextets[2]) << 6)
+            | u32::from(sextets[3]);
+        push(&[(triple >> 16) as u8, (triple >> 8) as u8, triple as u8])?;
+    }
+    if !padded.is_empty() {
+        let sextets = [0, 1, 2, 3].map(|i| BASE64_T[usize::from(padded[i])]);
+        let mut bytes = [0u8; 3];
+        let n = base64_padded(padded, whole.len() / 4, true, sextets, &mut bytes).ok()?;
+        push(&bytes[..n])?;
     }
     // Leading zeros are not canonical; a lone `0` is.
     (first != 0 || digits == 1).then_some(value)
