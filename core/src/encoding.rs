@@ -307,6 +307,18 @@ static BASE64_OF_DIGITS: (Quads<1000>, Quads<100>, Quads<10>) = {
     (three, two, one)
 };
 
+/// How many digits of `base` fit 32 bits. Three such chunks cover 64 bits
+/// for every base [`Encoded::radix`] is given (32, 36 and 58).
+const fn chunk_digits(base: u64) -> usize {
+    let mut k = 0;
+    let mut power = 1u64;
+    while power * base <= u32::MAX as u64 {
+        power *= base;
+        k += 1;
+    }
+    k
+}
+
 /// 10^0 … 10^19.
 const POWERS_OF_10: [u64; 20] = {
     let mut table = [1u64; 20];
@@ -374,14 +386,24 @@ impl Encoded {
         self.start = id.leading_zeros().min(63) as u8;
     }
 
-    fn radix<const BASE: u64>(&mut self, mut id: u64, alphabet: &[u8]) {
-        loop {
-            self.push(alphabet[(id % BASE) as usize]);
-            id /= BASE;
-            if id == 0 {
-                break;
+    /// Three chunks of `K` digits each, `BASE^K` fitting 32 bits: the chunks
+    /// are independent, so their divisions overlap instead of waiting on
+    /// one another as a digit-by-digit loop's do. Leading zeros are then cut.
+    fn radix<const BASE: u64>(&mut self, id: u64, alphabet: &[u8]) {
+        let k = chunk_digits(BASE);
+        let chunk = BASE.pow(k as u32);
+        let rest = id / chunk;
+        let chunks = [(rest / chunk) as u32, (rest % chunk) as u32, (id % chunk) as u32];
+        let first = 64 - 3 * k;
+        for (c, mut value) in chunks.into_iter().enumerate() {
+            let end = first + (c + 1) * k;
+            for at in (end - k..end).rev() {
+                self.buf[at] = alphabet[(value % BASE as u32) as usize];
+                value /= BASE as u32;
             }
         }
+        let zeros = self.buf[first..63].iter().take_while(|&&d| d == alphabet[0]).count();
+        self.start = (first + zeros) as u8;
     }
 
     fn fixed(&mut self, id: u64, alphabet: &[u8], bits_per_char: u32, len: u32) {
