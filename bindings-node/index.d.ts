@@ -78,6 +78,12 @@ export declare class Generator {
   nextIdString(): string
   /** `n` strictly increasing IDs in one call. */
   nextIds(n: number): BigUint64Array
+  /**
+   * Gives up the worker identity now (the mark settled, the lock or lease
+   * released), even while other calls are pending; later calls throw
+   * `LEASE_LOST`. A second call does nothing.
+   */
+  close(): void
   get layout(): JsLayout
   /** Where the worker identity came from. */
   get identitySource(): string

@@ -146,6 +146,22 @@ test('fromEnv follows the environment', () => {
   })
 })
 
+test('close gives up the identity at once, while the generator is still referenced', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'polyflake-node-close-'))
+  withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: '37' }, () => {
+    const g = pf.Generator.fromEnv('twitter')
+    const issued = g.nextIds(1000)
+    g.close()
+    for (const call of [() => g.nextId(), () => g.nextIdString(), () => g.nextIds(2)]) {
+      assert.throws(call, (e) => e.code === 'LEASE_LOST' && /closed/.test(e.message))
+    }
+    const successor = pf.Generator.fromEnv('twitter')
+    assert.ok(successor.nextId() > issued[issued.length - 1])
+    successor.close()
+    successor.close()
+  })
+})
+
 test('a check on the local lease takes the next value; a given value it refuses is an error', () => {
   const dir = mkdtempSync(join(tmpdir(), 'polyflake-node-check-'))
   withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: undefined }, () => {

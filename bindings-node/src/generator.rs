@@ -267,6 +267,14 @@ impl JsGenerator {
         Ok(BigUint64Array::new(ids))
     }
 
+    /// Gives up the worker identity now (the mark settled, the lock or lease
+    /// released), even while other calls are pending; later calls throw
+    /// `LEASE_LOST`. A second call does nothing.
+    #[napi(catch_unwind)]
+    pub fn close(&self) {
+        self.inner.close();
+    }
+
     #[napi(getter)]
     pub fn layout(&self) -> JsLayout {
         JsLayout {

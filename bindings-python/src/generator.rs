@@ -277,6 +277,27 @@ impl PyGenerator {
         self.layout.clone_ref(py)
     }
 
+    /// Gives up the worker identity now (the mark settled, the lock or lease
+    /// released), even while other threads still call; later calls raise
+    /// `LeaseLostError`. A forked child's copy gives up nothing: the
+    /// identity is its parent's.
+    fn close(&self) {
+        if self.check_process().is_ok() {
+            self.inner.close();
+        }
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*exc))]
+    fn __exit__(&self, exc: &Bound<'_, PyTuple>) -> bool {
+        let _ = exc; // an exception leaving the block is not swallowed
+        self.close();
+        false
+    }
+
     /// The worker identity, by field name.
     #[getter]
     fn node_fields(&self) -> Vec<(String, u64)> {

@@ -99,6 +99,29 @@ def test_a_forked_child_cannot_reuse_its_parents_identity() -> None:
     assert generator.next_id() > parent_id  # the parent's generator carries on
 
 
+def test_close_and_with_give_up_the_identity_at_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    clean_env(monkeypatch)
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
+    monkeypatch.setenv("POLYFLAKE_NODE_ID", "37")
+    with polyflake.Generator.from_env("twitter") as g:
+        issued = g.next_ids(1000)
+        with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}"):
+            polyflake.Generator.from_env("twitter")
+    # Left the block: the lock is free though `g` is still referenced.
+    with pytest.raises(polyflake.LeaseLostError, match="closed"):
+        g.next_id()
+    successor = polyflake.Generator.from_env("twitter")
+    assert successor.next_id() > max(issued)
+    successor.close()
+    successor.close()  # a second close does nothing
+    # An exception leaving the block is not swallowed, and the identity is freed.
+    with pytest.raises(ValueError), polyflake.Generator.from_env("twitter"):
+        raise ValueError("boom")
+    polyflake.Generator.from_env("twitter").close()
+
+
 def test_wall_clock_and_policies_are_selectable() -> None:
     for policy in ("fail", "wait", "logical"):
         g = polyflake.Generator(

@@ -393,7 +393,11 @@ impl Encoded {
         let k = chunk_digits(BASE);
         let chunk = BASE.pow(k as u32);
         let rest = id / chunk;
-        let chunks = [(rest / chunk) as u32, (rest % chunk) as u32, (id % chunk) as u32];
+        let chunks = [
+            (rest / chunk) as u32,
+            (rest % chunk) as u32,
+            (id % chunk) as u32,
+        ];
         let first = 64 - 3 * k;
         for (c, mut value) in chunks.into_iter().enumerate() {
             let end = first + (c + 1) * k;
@@ -402,7 +406,10 @@ impl Encoded {
                 value /= BASE as u32;
             }
         }
-        let zeros = self.buf[first..63].iter().take_while(|&&d| d == alphabet[0]).count();
+        let zeros = self.buf[first..63]
+            .iter()
+            .take_while(|&&d| d == alphabet[0])
+            .count();
         self.start = (first + zeros) as u8;
     }
 
