@@ -43,7 +43,7 @@ pub fn camel_case(name: &str) -> String {
 }
 
 /// The preset names, in the contract's order.
-pub const PRESETS: [&str; 5] = ["twitter", "snowflake", "discord", "instagram", "sonyflake"];
+pub const PRESETS: [&str; 5] = [SPECS[0].0, SPECS[1].0, SPECS[2].0, SPECS[3].0, SPECS[4].0];
 
 /// One named node field (datacenter, machine, shard …).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -96,108 +96,73 @@ pub(crate) enum Preset {
     Sonyflake,
 }
 
-struct Spec {
-    name: &'static str,
-    epoch_ms: i64,
-    tick_ms: u64,
-    time_bits: u8,
-    nodes: &'static [(&'static str, u8)],
-    sequence_bits: u8,
-    sequence_above_nodes: bool,
-}
+/// A preset's definition: name, epoch (Unix ms), tick (ms), time bits, node
+/// fields (most significant first), sequence bits, sequence above the nodes.
+type Spec = (
+    &'static str,
+    i64,
+    u64,
+    u8,
+    &'static [(&'static str, u8)],
+    u8,
+    bool,
+);
 
-impl Spec {
-    const fn plan(&self) -> Plan {
+/// The presets, in the order of [`Preset`] and [`PRESETS`].
+#[rustfmt::skip]
+const SPECS: [Spec; 5] = [
+    ("twitter", 1_288_834_974_657, 1, 41, &[("datacenter_id", 5), ("machine_id", 5)], 12, false),
+    ("snowflake", 1_288_834_974_657, 1, 41, &[("node_id", 10)], 12, false),
+    ("discord", 1_420_070_400_000, 1, 42, &[("worker_id", 5), ("process_id", 5)], 12, false),
+    ("instagram", 1_314_220_021_721, 1, 41, &[("shard_id", 13)], 10, false),
+    ("sonyflake", 1_409_529_600_000, 10, 39, &[("machine_id", 16)], 8, true),
+];
+
+impl Preset {
+    const fn spec(self) -> Spec {
+        SPECS[self as usize]
+    }
+
+    const fn plan(self) -> Plan {
+        let (_, epoch_ms, tick_ms, time_bits, nodes, sequence_bits, above) = self.spec();
         let mut bits = [0u8; MAX_NODE_FIELDS];
         let mut i = 0;
-        while i < self.nodes.len() {
-            bits[i] = self.nodes[i].1;
+        while i < nodes.len() {
+            bits[i] = nodes[i].1;
             i += 1;
         }
         Plan::place(
-            self.epoch_ms,
-            self.tick_ms,
-            self.time_bits,
-            self.sequence_bits,
+            epoch_ms,
+            tick_ms,
+            time_bits,
+            sequence_bits,
             bits,
-            self.nodes.len(),
-            self.sequence_above_nodes,
+            nodes.len(),
+            above,
         )
-    }
-}
-
-impl Preset {
-    const fn spec(self) -> &'static Spec {
-        match self {
-            Preset::Twitter => &Spec {
-                name: "twitter",
-                epoch_ms: 1_288_834_974_657,
-                tick_ms: 1,
-                time_bits: 41,
-                nodes: &[("datacenter_id", 5), ("machine_id", 5)],
-                sequence_bits: 12,
-                sequence_above_nodes: false,
-            },
-            Preset::Snowflake => &Spec {
-                name: "snowflake",
-                epoch_ms: 1_288_834_974_657,
-                tick_ms: 1,
-                time_bits: 41,
-                nodes: &[("node_id", 10)],
-                sequence_bits: 12,
-                sequence_above_nodes: false,
-            },
-            Preset::Discord => &Spec {
-                name: "discord",
-                epoch_ms: 1_420_070_400_000,
-                tick_ms: 1,
-                time_bits: 42,
-                nodes: &[("worker_id", 5), ("process_id", 5)],
-                sequence_bits: 12,
-                sequence_above_nodes: false,
-            },
-            Preset::Instagram => &Spec {
-                name: "instagram",
-                epoch_ms: 1_314_220_021_721,
-                tick_ms: 1,
-                time_bits: 41,
-                nodes: &[("shard_id", 13)],
-                sequence_bits: 10,
-                sequence_above_nodes: false,
-            },
-            Preset::Sonyflake => &Spec {
-                name: "sonyflake",
-                epoch_ms: 1_409_529_600_000,
-                tick_ms: 10,
-                time_bits: 39,
-                nodes: &[("machine_id", 16)],
-                sequence_bits: 8,
-                sequence_above_nodes: true,
-            },
-        }
     }
 
     fn layout(self) -> Layout {
-        let spec = self.spec();
-        let mut builder = Layout::custom(spec.epoch_ms, spec.time_bits)
-            .tick_ms(spec.tick_ms)
-            .sequence_bits(spec.sequence_bits)
-            .sequence_above_nodes(spec.sequence_above_nodes);
-        for &(field, bits) in spec.nodes {
+        let (name, epoch_ms, tick_ms, time_bits, nodes, sequence_bits, above) = self.spec();
+        let mut builder = Layout::custom(epoch_ms, time_bits)
+            .tick_ms(tick_ms)
+            .sequence_bits(sequence_bits)
+            .sequence_above_nodes(above);
+        for &(field, bits) in nodes {
             builder = builder.node(field, bits);
         }
         let mut layout = builder.build().expect("presets are valid");
-        layout.name = spec.name.to_owned();
+        layout.name = name.to_owned();
         layout.preset = Some(self);
         layout
     }
 }
 
-pub(crate) const TWITTER: Plan = Preset::Twitter.spec().plan();
-pub(crate) const SNOWFLAKE: Plan = Preset::Snowflake.spec().plan();
-pub(crate) const DISCORD: Plan = Preset::Discord.spec().plan();
-pub(crate) const INSTAGRAM: Plan = Preset::Instagram.spec().plan();
-pub(crate) const SONYFLAKE: Plan = Preset::Sonyflake.spec().plan();
+pub(crate) const TWITTER: Plan = Preset::Twitter.plan();
+pub(crate) const SNOWFLAKE: Plan = Preset::Snowflake.plan();
+pub(crate) const DISCORD: Plan = Preset::Discord.plan();
+pub(crate) const INSTAGRAM: Plan = Preset::Instagram.plan();
+pub(crate) const SONYFLAKE: Plan = Preset::Sonyflake.plan();
 
 impl Layout {
     /// Twitter's original: 1 unused · 41 time · 5 datacenter · 5 machine · 12 sequence.
