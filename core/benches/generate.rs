@@ -182,17 +182,8 @@ fn decode_and_encodings(c: &mut Criterion) {
             });
         )*};
     }
-    format_bench!(
-        Decimal,
-        Hex,
-        Base2,
-        Base32,
-        Base36,
-        Base58,
-        Base64,
-        Crockford32,
-        Bytes
-    );
+    #[rustfmt::skip]
+    format_bench!(Decimal, Hex, Base2, Base32, Base36, Base58, Base64, Crockford32, Bytes);
     // The floor for decimal: the `itoa` crate.
     group.bench_function("itoa", |b| {
         b.iter(|| {
