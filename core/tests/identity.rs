@@ -501,21 +501,28 @@ fn close_gives_up_the_identity_while_other_threads_still_issue() {
         .unwrap();
     let state = [("POLYFLAKE_STATE_DIR", dir.to_string_lossy().into_owned())];
     let first = Arc::new(from_env(&layout, &state).unwrap());
+    let issued = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let workers: Vec<_> = (0..3)
         .map(|_| {
-            let g = Arc::clone(&first);
+            let (g, issued) = (Arc::clone(&first), Arc::clone(&issued));
             std::thread::spawn(move || {
                 let mut ids = Vec::new();
                 loop {
                     match g.next_id() {
-                        Ok(id) => ids.push(id),
+                        Ok(id) => {
+                            ids.push(id);
+                            issued.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
                         Err(e) => return (ids, e.code()),
                     }
                 }
             })
         })
         .collect();
-    std::thread::sleep(std::time::Duration::from_millis(30));
+    // Close while the threads are issuing, however slowly they started.
+    while issued.load(std::sync::atomic::Ordering::Relaxed) < 10_000 {
+        std::thread::yield_now();
+    }
     first.close();
     // The lock is free at once, though the threads still hold the generator.
     let second = from_env(&layout, &state).unwrap();

@@ -91,6 +91,7 @@ class GeneratorTest {
         withEnv(mapOf("POLYFLAKE_STATE_DIR" to dir.toString())) {
             val layout = Layout.custom(1288834974657, 41, listOf("node_id" to 2), sequenceBits = 20)
             val first = Generator.fromEnv(layout)
+            val issued = java.util.concurrent.atomic.AtomicLong()
             val pool = Executors.newFixedThreadPool(3)
             val calls = (0 until 3).map {
                 pool.submit<Pair<List<Long>, Throwable>> {
@@ -98,6 +99,7 @@ class GeneratorTest {
                     while (true) {
                         try {
                             ids.add(first.nextId())
+                            issued.incrementAndGet()
                         } catch (e: IllegalStateException) {
                             return@submit ids to e
                         }
@@ -106,7 +108,8 @@ class GeneratorTest {
                     ids to IllegalStateException()
                 }
             }
-            Thread.sleep(50)
+            // Close while the threads are issuing, however slowly they started.
+            while (issued.get() < 10_000) Thread.onSpinWait()
             first.close()
             // Free at once: the same value, and only IDs after every earlier one.
             Generator.fromEnv(layout).use { second ->
