@@ -552,6 +552,26 @@ fn base64_encode(input: &[u8], out: &mut [u8]) -> usize {
     n + 4
 }
 
+/// A quad's four sextets (64 and above: not in the alphabet, `=` included).
+#[inline(always)]
+fn base64_sextets(quad: &[u8]) -> [u8; 4] {
+    [0, 1, 2, 3].map(|i| BASE64_T[usize::from(quad[i])])
+}
+
+/// The three bytes of a quad of four alphabet characters; `None` if any is
+/// not one (padding or a stray character, for the caller to look at).
+#[inline(always)]
+fn base64_whole(sextets: [u8; 4]) -> Option<[u8; 3]> {
+    if (sextets[0] | sextets[1] | sextets[2] | sextets[3]) >= 64 {
+        return None;
+    }
+    let triple = (u32::from(sextets[0]) << 18)
+        | (u32::from(sextets[1]) << 12)
+        | (u32::from(sextets[2]) << 6)
+        | u32::from(sextets[3]);
+    Some([(triple >> 16) as u8, (triple >> 8) as u8, triple as u8])
+}
+
 /// The ID whose decimal text `input` is the base64 of, in one pass: each
 /// quad's bytes go straight into the value. `None` for anything but a clean,
 /// canonical ID (the caller then decodes in two steps, which name the fault).
@@ -583,18 +603,10 @@ fn base64_decimal(input: &[u8]) -> Option<u64> {
         Some(())
     };
     for quad in whole.chunks_exact(4) {
-        let sextets = [0, 1, 2, 3].map(|i| BASE64_T[usize::from(quad[i])]);
-        if (sextets[0] | sextets[1] | sextets[2] | sextets[3]) >= 64 {
-            return None;
-        }
-        let triple = (u32::from(sextets[0]) << 18)
-            | (u32::from(sextets[1]) << 12)
-            | (u32::from(sextets[2]) << 6)
-            | u32::from(sextets[3]);
-        push(&[(triple >> 16) as u8, (triple >> 8) as u8, triple as u8])?;
+        push(&base64_whole(base64_sextets(quad))?)?;
     }
     if !padded.is_empty() {
-        let sextets = [0, 1, 2, 3].map(|i| BASE64_T[usize::from(padded[i])]);
+        let sextets = base64_sextets(padded);
         let mut bytes = [0u8; 3];
         let n = base64_padded(padded, whole.len() / 4, true, sextets, &mut bytes).ok()?;
         push(&bytes[..n])?;
@@ -666,21 +678,12 @@ fn base64_decode(input: &[u8]) -> std::result::Result<([u8; 21], usize), String>
     let mut n = 0;
     let quads = input.len() / 4;
     for (q, quad) in input.chunks_exact(4).enumerate() {
-        let digit = |i: usize| BASE64_T[usize::from(quad[i])];
-        let v = [digit(0), digit(1), digit(2), digit(3)];
-        if (v[0] | v[1] | v[2] | v[3]) < 64 {
-            let triple = (u32::from(v[0]) << 18)
-                | (u32::from(v[1]) << 12)
-                | (u32::from(v[2]) << 6)
-                | u32::from(v[3]);
-            out[n..n + 3].copy_from_slice(&[
-                (triple >> 16) as u8,
-                (triple >> 8) as u8,
-                triple as u8,
-            ]);
+        let sextets = base64_sextets(quad);
+        if let Some(bytes) = base64_whole(sextets) {
+            out[n..n + 3].copy_from_slice(&bytes);
             n += 3;
         } else {
-            n += base64_padded(quad, q, q + 1 == quads, v, &mut out[n..n + 3])?;
+            n += base64_padded(quad, q, q + 1 == quads, sextets, &mut out[n..n + 3])?;
         }
     }
     Ok((out, n))
