@@ -1,7 +1,7 @@
 //! Worker identity from the environment, local leases and high-water marks.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use polyflake::{
@@ -13,6 +13,15 @@ fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("polyflake-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+/// The variables that put the state directory at `dir`, and nothing else.
+fn state_dir_vars(dir: &Path) -> HashMap<String, String> {
+    [(
+        "POLYFLAKE_STATE_DIR".to_owned(),
+        dir.to_string_lossy().into_owned(),
+    )]
+    .into()
 }
 
 /// Resolves from a map of variables, on the monotonic clock.
@@ -341,11 +350,7 @@ fn a_leased_value_whose_lock_file_is_deleted_is_given_up_for_another() {
     let layout = Layout::twitter();
     let start = layout.epoch_ms() + 7_000_000;
     let clock = ManualClock::new(start);
-    let vars: HashMap<String, String> = [(
-        "POLYFLAKE_STATE_DIR".to_owned(),
-        dir.to_string_lossy().into_owned(),
-    )]
-    .into();
+    let vars = state_dir_vars(&dir);
     let identity =
         WorkerIdentity::resolve_from(&layout, &vars, Arc::new(clock.clone()), &[]).unwrap();
     let g = Generator::builder(layout.clone())
@@ -443,11 +448,7 @@ fn a_clean_drop_settles_the_mark_so_the_next_process_issues_at_once() {
     let layout = Layout::twitter();
     let start = layout.epoch_ms() + 8_000_000;
     let clock = ManualClock::new(start);
-    let vars: HashMap<String, String> = [(
-        "POLYFLAKE_STATE_DIR".to_owned(),
-        dir.to_string_lossy().into_owned(),
-    )]
-    .into();
+    let vars = state_dir_vars(&dir);
     let run = |clock: &ManualClock| {
         let identity =
             WorkerIdentity::resolve_from(&layout, &vars, Arc::new(clock.clone()), &[]).unwrap();
