@@ -78,14 +78,20 @@ def section(r: dict[str, float]) -> str:
     lines += ["", "¹ snowflaked has one fixed layout; its figure is its cost per ID outside waits.", "",
               "### Decoding and encodings (ns per call)", "",
               "| operation | polyflake | snowflaked | ratio |", "|---|---|---|---|"]
-    p, c, s = r.get("decode/polyflake"), r.get("decode/polyflake-custom"), r.get("decode/snowflaked")
-    if p and s:
-        lines.append(f"| decode (twitter) | {p:.2f} | {s:.2f} | {s / p:.2f} |")
-    if c and s:
-        lines.append(f"| decode (custom: 3 node fields, sequence above them) | {c:.2f} | {s:.2f}¹ | {s / c:.2f} |")
-    f = r.get("decode/polyflake-fields")
-    if f and s:
-        lines.append(f"| decode, then read the three fields snowflaked returns (`snowflake` preset, its shape) | {f:.2f} | {s:.2f} | {s / f:.2f} |")
+    s = r.get("decode/snowflaked")
+    rows = [
+        ("polyflake-fields", "read the three raw fields snowflaked returns, `snowflake` preset (its shape), layout known at compile time: `Layout::snowflake().decode(id)`"),
+        ("checked-floor", "floor: snowflaked's shifts plus the refusal of an ID with its unused bit set (hand-written)"),
+        ("polyflake-fields-runtime", "the same, the preset a value known only at run time"),
+        ("polyflake-fields-custom", "the same, a custom layout of that shape (run time)"),
+        ("polyflake", "the whole `Parts` (twitter: time, ticks, sequence, 2 node fields), known at compile time"),
+        ("polyflake-runtime", "the whole `Parts` (twitter), the preset known at run time"),
+        ("polyflake-custom", "the whole `Parts` (custom: 3 node fields, sequence above them)"),
+    ]
+    for key, what in rows:
+        v = r.get(f"decode/{key}")
+        if v and s:
+            lines.append(f"| {what} | {v:.2f} | {s:.2f} | {s / v:.2f} |")
     d, i = r.get("format/decimal"), r.get("format/itoa")
     lines += ["", "| encoding | format | format ÷ decimal format | parse | parse ÷ decimal parse |",
               "|---|---|---|---|---|"]

@@ -131,8 +131,15 @@ fn decode_and_encodings(c: &mut Criterion) {
     let layout = Layout::twitter();
     let id = layout.compose(1_700_000_000_000, 1234, &[17, 29]).unwrap();
     let mut group = c.benchmark_group("decode");
+    // A preset the compiler sees, as in `Layout::twitter().decode(id)`: its
+    // decode folds to fixed shifts, as a decoder written for one layout does.
     group.bench_function("polyflake", |b| {
-        b.iter(|| layout.decode(black_box(id)).unwrap())
+        b.iter(|| Layout::twitter().decode(black_box(id)).unwrap())
+    });
+    // The layout a value known only at run time (read from configuration):
+    // one branch on which preset it is, then the same fixed shifts.
+    group.bench_function("polyflake-runtime", |b| {
+        b.iter(|| black_box(&layout).decode(black_box(id)).unwrap())
     });
     // A custom layout: three node fields, the sequence above them.
     let custom = Layout::custom(1_600_000_000_000, 40)
@@ -145,7 +152,7 @@ fn decode_and_encodings(c: &mut Criterion) {
         .unwrap();
     let custom_id = custom.compose(1_700_000_000_000, 77, &[5, 100, 6]).unwrap();
     group.bench_function("polyflake-custom", |b| {
-        b.iter(|| custom.decode(black_box(custom_id)).unwrap())
+        b.iter(|| black_box(&custom).decode(black_box(custom_id)).unwrap())
     });
     group.bench_function("snowflaked", |b| {
         use snowflaked::Snowflake;
@@ -155,14 +162,44 @@ fn decode_and_encodings(c: &mut Criterion) {
         })
     });
     // The same work on both sides: snowflaked's shape (41 time, 10 node, 12
-    // sequence) is the `snowflake` preset; read the three fields snowflaked
-    // returns, from polyflake's one `decode`.
+    // sequence) is the `snowflake` preset; read the three raw fields
+    // snowflaked returns, from polyflake's one `decode`.
     let snowflake = Layout::snowflake();
     let snowflake_id = snowflake.compose(1_700_000_000_000, 1234, &[801]).unwrap();
     group.bench_function("polyflake-fields", |b| {
         b.iter(|| {
-            let parts = snowflake.decode(black_box(snowflake_id)).unwrap();
-            (parts.timestamp_ms, parts.nodes()[0], parts.sequence)
+            let parts = Layout::snowflake().decode(black_box(snowflake_id)).unwrap();
+            (parts.ticks, parts.nodes()[0], parts.sequence)
+        })
+    });
+    group.bench_function("polyflake-fields-runtime", |b| {
+        b.iter(|| {
+            let parts = black_box(&snowflake)
+                .decode(black_box(snowflake_id))
+                .unwrap();
+            (parts.ticks, parts.nodes()[0], parts.sequence)
+        })
+    });
+    // A custom layout of snowflaked's shape, so necessarily read at run time.
+    let twin = Layout::custom(1_288_834_974_657, 41)
+        .node("node_id", 10)
+        .build()
+        .unwrap();
+    group.bench_function("polyflake-fields-custom", |b| {
+        b.iter(|| {
+            let parts = black_box(&twin).decode(black_box(snowflake_id)).unwrap();
+            (parts.ticks, parts.nodes()[0], parts.sequence)
+        })
+    });
+    // The floor of a decoder that keeps the contract: snowflaked's shifts
+    // plus the refusal of an ID with its unused top bit set.
+    group.bench_function("checked-floor", |b| {
+        b.iter(|| {
+            let id = black_box(snowflake_id);
+            if id >> 63 != 0 {
+                return None;
+            }
+            Some((id >> 22, (id >> 12) & 0x3ff, id & 0xfff))
         })
     });
     group.finish();

@@ -1,5 +1,7 @@
 //! Bit layouts: the five presets of the contract and validated custom layouts.
 
+use std::borrow::Cow;
+
 use crate::error::{Error, Result};
 pub(crate) use crate::plan::mask;
 use crate::plan::Plan;
@@ -48,7 +50,7 @@ pub const PRESETS: [&str; 5] = [SPECS[0].0, SPECS[1].0, SPECS[2].0, SPECS[3].0, 
 /// One named node field (datacenter, machine, shard …).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NodeField {
-    name: String,
+    name: Cow<'static, str>,
     bits: u8,
     shift: u8,
     max: u64,
@@ -75,12 +77,16 @@ impl NodeField {
 }
 
 /// Where every bit of an ID goes. Cheap to clone; compare with `==`.
+///
+/// A preset borrows everything it holds from constants, so making one
+/// allocates nothing and, where the compiler sees which preset it is (as in
+/// `Layout::twitter().decode(id)`), its decode compiles to fixed shifts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
-    name: String,
+    name: Cow<'static, str>,
     sequence_bits: u8,
     sequence_above_nodes: bool,
-    nodes: Vec<NodeField>,
+    nodes: Cow<'static, [NodeField]>,
     pub(crate) preset: Option<Preset>,
     pub(crate) plan: Plan,
 }
@@ -142,21 +148,70 @@ impl Preset {
         )
     }
 
-    fn layout(self) -> Layout {
-        let (name, epoch_ms, tick_ms, time_bits, nodes, sequence_bits, above) = self.spec();
-        let mut builder = Layout::custom(epoch_ms, time_bits)
-            .tick_ms(tick_ms)
-            .sequence_bits(sequence_bits)
-            .sequence_above_nodes(above);
-        for &(field, bits) in nodes {
-            builder = builder.node(field, bits);
+    /// The preset's node fields, placed by its plan. `N` is the spec's count.
+    const fn node_fields<const N: usize>(self) -> [NodeField; N] {
+        let nodes = self.spec().4;
+        let plan = self.plan();
+        let mut fields = [const { NodeField::UNSET }; N];
+        let mut i = 0;
+        while i < N {
+            let field = NodeField {
+                name: Cow::Borrowed(nodes[i].0),
+                bits: nodes[i].1,
+                shift: plan.node_shift[i],
+                max: plan.node_max[i],
+            };
+            // The replaced value borrows a constant: nothing to drop, and a
+            // const fn may not run a destructor.
+            std::mem::forget(std::mem::replace(&mut fields[i], field));
+            i += 1;
         }
-        let mut layout = builder.build().expect("presets are valid");
-        layout.name = name.to_owned();
-        layout.preset = Some(self);
-        layout
+        fields
+    }
+
+    const fn layout(self, nodes: &'static [NodeField]) -> Layout {
+        let (name, _, _, _, _, sequence_bits, above) = self.spec();
+        Layout {
+            name: Cow::Borrowed(name),
+            sequence_bits,
+            sequence_above_nodes: above,
+            nodes: Cow::Borrowed(nodes),
+            preset: Some(self),
+            plan: self.plan(),
+        }
     }
 }
+
+impl NodeField {
+    const UNSET: NodeField = NodeField {
+        name: Cow::Borrowed(""),
+        bits: 0,
+        shift: 0,
+        max: 0,
+    };
+}
+
+/// Each preset's layout, evaluated at compile time, and its node fields, with
+/// their count taken from its spec.
+macro_rules! preset_layouts {
+    ($($layout:ident, $fields:ident = $preset:ident),*) => {$(
+        static $fields: [NodeField; SPECS[Preset::$preset as usize].4.len()] =
+            Preset::$preset.node_fields();
+        const $layout: Layout = Preset::$preset.layout(&$fields);
+    )*};
+}
+preset_layouts!(
+    TWITTER_LAYOUT,
+    TWITTER_FIELDS = Twitter,
+    SNOWFLAKE_LAYOUT,
+    SNOWFLAKE_FIELDS = Snowflake,
+    DISCORD_LAYOUT,
+    DISCORD_FIELDS = Discord,
+    INSTAGRAM_LAYOUT,
+    INSTAGRAM_FIELDS = Instagram,
+    SONYFLAKE_LAYOUT,
+    SONYFLAKE_FIELDS = Sonyflake
+);
 
 pub(crate) const TWITTER: Plan = Preset::Twitter.plan();
 pub(crate) const SNOWFLAKE: Plan = Preset::Snowflake.plan();
@@ -166,24 +221,29 @@ pub(crate) const SONYFLAKE: Plan = Preset::Sonyflake.plan();
 
 impl Layout {
     /// Twitter's original: 1 unused · 41 time · 5 datacenter · 5 machine · 12 sequence.
-    pub fn twitter() -> Layout {
-        Preset::Twitter.layout()
+    #[inline]
+    pub const fn twitter() -> Layout {
+        TWITTER_LAYOUT
     }
     /// bwmarrin/snowflake: 1 unused · 41 time · 10 node · 12 sequence.
-    pub fn snowflake() -> Layout {
-        Preset::Snowflake.layout()
+    #[inline]
+    pub const fn snowflake() -> Layout {
+        SNOWFLAKE_LAYOUT
     }
     /// Discord: 42 time · 5 worker · 5 process · 12 increment.
-    pub fn discord() -> Layout {
-        Preset::Discord.layout()
+    #[inline]
+    pub const fn discord() -> Layout {
+        DISCORD_LAYOUT
     }
     /// Instagram: 41 time · 13 shard · 10 sequence.
-    pub fn instagram() -> Layout {
-        Preset::Instagram.layout()
+    #[inline]
+    pub const fn instagram() -> Layout {
+        INSTAGRAM_LAYOUT
     }
     /// Sonyflake: 1 unused · 39 time in 10 ms ticks · 8 sequence · 16 machine.
-    pub fn sonyflake() -> Layout {
-        Preset::Sonyflake.layout()
+    #[inline]
+    pub const fn sonyflake() -> Layout {
+        SONYFLAKE_LAYOUT
     }
 
     /// A preset by its contract name (`"twitter"` …).
@@ -364,7 +424,7 @@ impl Layout {
     }
 
     pub(crate) fn field_names(&self) -> String {
-        let names: Vec<&str> = self.nodes.iter().map(|f| f.name.as_str()).collect();
+        let names: Vec<&str> = self.nodes.iter().map(|f| f.name()).collect();
         if names.is_empty() {
             "none".to_owned()
         } else {
@@ -498,14 +558,14 @@ impl LayoutBuilder {
             .into_iter()
             .enumerate()
             .map(|(i, (name, bits))| NodeField {
-                name,
+                name: Cow::Owned(name),
                 bits,
                 shift: plan.node_shift[i],
                 max: plan.node_max[i],
             })
             .collect();
         Ok(Layout {
-            name: "custom".to_owned(),
+            name: Cow::Borrowed("custom"),
             sequence_bits: self.sequence_bits,
             sequence_above_nodes: self.sequence_above_nodes,
             nodes,
@@ -525,6 +585,34 @@ impl std::str::FromStr for Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_preset_is_what_the_builder_makes_of_its_spec() {
+        // The presets are constants that skip `build`; this holds them to it.
+        for (i, spec) in SPECS.iter().enumerate() {
+            let (name, epoch_ms, tick_ms, time_bits, nodes, sequence_bits, above) = *spec;
+            let mut builder = Layout::custom(epoch_ms, time_bits)
+                .tick_ms(tick_ms)
+                .sequence_bits(sequence_bits)
+                .sequence_above_nodes(above);
+            for &(field, bits) in nodes {
+                builder = builder.node(field, bits);
+            }
+            let built = builder.build().unwrap();
+            let preset = Layout::preset(name).unwrap();
+            assert_eq!(preset.name(), PRESETS[i]);
+            assert_eq!(preset.preset.map(|p| p as usize), Some(i));
+            assert_eq!(preset.node_fields(), built.node_fields(), "{name}");
+            assert_eq!(preset.plan, built.plan, "{name}");
+            assert_eq!(preset.sequence_bits(), built.sequence_bits());
+            assert_eq!(preset.sequence_above_nodes(), built.sequence_above_nodes());
+            assert!(matches!(preset.nodes, Cow::Borrowed(_)), "{name} allocates");
+        }
+        // Usable where only constants are.
+        const SONYFLAKE: Layout = Layout::sonyflake();
+        assert_eq!(SONYFLAKE.tick_ms(), 10);
+        assert_eq!(SONYFLAKE.node_fields()[0].name(), "machine_id");
+    }
 
     #[test]
     fn an_epoch_before_1970_with_a_span_past_i64_max_has_exact_bounds() {
