@@ -3,8 +3,9 @@
 //! `polyflake serve`. Writes `target/composer.png`, the screenshot in docs/.
 #![cfg(feature = "serve")]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+mod common;
+
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,46 +22,11 @@ impl Drop for Process {
     }
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One WebDriver request; the answer's `value`.
 fn webdriver(port: u16, method: &str, path: &str, body: Option<Value>) -> Value {
     let body = body.map(|b| b.to_string()).unwrap_or_default();
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    // chromedriver keeps the connection open: read by Content-Length.
-    let mut reader = BufReader::new(stream);
-    let mut length = 0;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line).unwrap();
-        if line.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap();
-            }
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
-    let value: Value = serde_json::from_slice(&body)
-        .unwrap_or_else(|_| panic!("{path}: {}", String::from_utf8_lossy(&body)));
+    let (_, text) = common::http(port, method, path, &body, Duration::from_secs(60));
+    let value: Value = serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: {text}"));
     value["value"].clone()
 }
 
@@ -72,7 +38,7 @@ struct Browser {
 
 impl Browser {
     fn start() -> Browser {
-        let port = free_port();
+        let port = common::free_port();
         let driver = Command::new("chromedriver")
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
@@ -229,23 +195,8 @@ fn base64_decode(text: &str) -> Vec<u8> {
 
 #[test]
 fn the_composer_page_composes_draws_the_segments_and_shows_errors_inline() {
-    let port = free_port();
-    let state = std::env::temp_dir().join(format!("polyflake-page-{}", std::process::id()));
-    let mut server = Command::new(env!("CARGO_BIN_EXE_polyflake"))
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-        .env("POLYFLAKE_STATE_DIR", &state)
-        .env_remove("POLYFLAKE_NODE_ID")
-        .env_remove("POLYFLAKE_ETCD_ENDPOINTS")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(server.stderr.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert!(line.contains("serving"), "{line}");
-    let _server = Process(server);
+    let server = common::Server::start(&[]);
+    let port = server.port;
 
     let browser = Browser::start();
     browser.call(
@@ -297,5 +248,4 @@ fn the_composer_page_composes_draws_the_segments_and_shows_errors_inline() {
     browser.click("#decode-button");
     let decoded = browser.wait_text("#decoded", |t| t.contains("machine_id"));
     assert!(decoded.contains("2010-11-04T01:42:55.657Z"), "{decoded}");
-    let _ = std::fs::remove_dir_all(&state);
 }

@@ -7,126 +7,16 @@ mod common;
 mod support;
 
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::io::Read;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-struct Server {
-    child: Child,
-    port: u16,
-    stderr: BufReader<ChildStderr>,
-    _state: TempDir,
-}
+use common::Server;
 
-struct TempDir(std::path::PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn temp_dir(name: &str) -> TempDir {
-    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir =
-        std::env::temp_dir().join(format!("polyflake-serve-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
-}
-
+// Stopping by signal needs the etcd tests' support, which only this crate includes.
 impl Server {
-    fn start(env: &[(&str, &str)]) -> Server {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let state = temp_dir("state");
-        let mut command = Command::new(env!("CARGO_BIN_EXE_polyflake"));
-        command
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
-            .env("POLYFLAKE_STATE_DIR", &state.0)
-            .env_remove("POLYFLAKE_NODE_ID")
-            .env_remove("POLYFLAKE_ETCD_ENDPOINTS")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        for (k, v) in env {
-            command.env(k, v);
-        }
-        let mut child = command.spawn().expect("polyflake serve starts");
-        // The first stderr line says it serves (or why not).
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        assert!(line.contains("serving layout"), "{line}");
-        Server {
-            child,
-            port,
-            stderr,
-            _state: state,
-        }
-    }
-
-    fn http(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        let body = body.unwrap_or("");
-        write!(
-            stream,
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-        .unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        let status = answer[9..12].parse().unwrap();
-        let text = answer
-            .split_once("\r\n\r\n")
-            .map_or("", |(_, b)| b)
-            .to_owned();
-        (status, text)
-    }
-
-    fn json(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
-        let (status, text) = self.http(method, path, body);
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: {text}")),
-        )
-    }
-
-    fn ids(&self, count: u64) -> Vec<u64> {
-        let (status, body) = self.json("GET", &format!("/v1/ids?count={count}"), None);
-        assert_eq!(status, 200, "{body}");
-        body["ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().parse().unwrap())
-            .collect()
-    }
-
-    /// The value of one sample of `/metrics` (its name with labels).
-    fn metric(&self, sample: &str) -> u64 {
-        let (_, text) = self.http("GET", "/metrics", None);
-        let line = text
-            .lines()
-            .find(|l| l.strip_prefix(sample).is_some_and(|v| v.starts_with(' ')))
-            .unwrap_or_else(|| panic!("no {sample} in\n{text}"));
-        line.rsplit(' ').next().unwrap().parse().unwrap()
-    }
-
-    fn issued(&self) -> u64 {
-        self.metric("polyflake_ids_issued_total")
-    }
-
     /// SIGTERM, then the exit status.
     fn stop(self) -> std::process::ExitStatus {
         self.stop_with_log().0
@@ -146,13 +36,6 @@ impl Server {
         let mut log = String::new();
         self.stderr.read_to_string(&mut log).unwrap();
         (status, log)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

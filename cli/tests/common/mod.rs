@@ -1,4 +1,14 @@
-//! What the CLI's and the service's tests share.
+//! What the CLI's and the service's tests share: golden-vector checks, a
+//! `polyflake serve` process, and the one HTTP client that talks to it and
+//! to chromedriver.
+// Each test crate uses a part of this.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -24,5 +34,167 @@ pub fn assert_decoded(decoded: &Value, case: &Value) {
             value.as_str().unwrap(),
             "{field}"
         );
+    }
+}
+
+/// A port nobody listens on at the moment.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A directory removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn temp_dir(name: &str) -> TempDir {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("polyflake-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+/// One HTTP/1.1 request to 127.0.0.1: its status and body. The body is read
+/// by its Content-Length where there is one (chromedriver keeps the
+/// connection open), else to the end.
+pub fn http(port: u16, method: &str, path: &str, body: &str, timeout: Duration) -> (u16, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut status_line = String::new();
+    reader.read_line(&mut status_line).unwrap();
+    let status = status_line
+        .get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{path}: status line {status_line:?}"));
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = Some(value.trim().parse().unwrap());
+            }
+        }
+    }
+    let mut answer = Vec::new();
+    match length {
+        Some(n) => {
+            answer.resize(n, 0);
+            reader.read_exact(&mut answer).unwrap();
+        }
+        None => {
+            reader.read_to_end(&mut answer).unwrap();
+        }
+    }
+    (status, String::from_utf8(answer).unwrap())
+}
+
+/// `polyflake serve` on a free port with a state directory of its own,
+/// killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub stderr: BufReader<ChildStderr>,
+    _state: TempDir,
+}
+
+impl Server {
+    /// Starts it with these variables and waits for its first line, which
+    /// says it serves.
+    pub fn start(env: &[(&str, &str)]) -> Server {
+        let port = free_port();
+        let state = temp_dir("serve-state");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_polyflake"));
+        command
+            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .env("POLYFLAKE_STATE_DIR", &state.0)
+            .env_remove("POLYFLAKE_NODE_ID")
+            .env_remove("POLYFLAKE_ETCD_ENDPOINTS")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("polyflake serve starts");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert!(line.contains("serving layout"), "{line}");
+        Server {
+            child,
+            port,
+            stderr,
+            _state: state,
+        }
+    }
+
+    pub fn http(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        http(
+            self.port,
+            method,
+            path,
+            body.unwrap_or(""),
+            Duration::from_secs(10),
+        )
+    }
+
+    pub fn json(&self, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+        let (status, text) = self.http(method, path, body);
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or_else(|_| panic!("{path}: {text}")),
+        )
+    }
+
+    pub fn ids(&self, count: u64) -> Vec<u64> {
+        let (status, body) = self.json("GET", &format!("/v1/ids?count={count}"), None);
+        assert_eq!(status, 200, "{body}");
+        body["ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().parse().unwrap())
+            .collect()
+    }
+
+    /// The value of one sample of `/metrics` (its name with labels).
+    pub fn metric(&self, sample: &str) -> u64 {
+        let (_, text) = self.http("GET", "/metrics", None);
+        let line = text
+            .lines()
+            .find(|l| l.strip_prefix(sample).is_some_and(|v| v.starts_with(' ')))
+            .unwrap_or_else(|| panic!("no {sample} in\n{text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    }
+
+    pub fn issued(&self) -> u64 {
+        self.metric("polyflake_ids_issued_total")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
