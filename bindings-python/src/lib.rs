@@ -10,6 +10,7 @@ mod error;
 mod generator;
 mod layout;
 mod parts;
+mod raw_type;
 mod registry;
 
 // Every wrapped type is `Sync` (the core generator is lock-free), so the

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+import gc
 import json
 import pickle
+import sys
 
 import polyflake
 import pytest
@@ -72,6 +75,40 @@ def test_parts_is_immutable_hashable_and_readable() -> None:
     assert len({parts, polyflake.decode(ID, "twitter")}) == 1
     assert parts._fields == ["timestamp_ms", "datacenter_id", "machine_id", "sequence"]
     assert parts.to_dict() == parts._asdict()
+
+
+def test_parts_is_a_final_type_that_python_cannot_make_or_change() -> None:
+    parts = polyflake.decode(ID, "twitter")
+    assert type(parts) is polyflake.Parts
+    assert polyflake.Parts.__module__ == "polyflake._polyflake"
+    assert polyflake.Parts.__name__ == "Parts"
+    with pytest.raises(TypeError):
+        polyflake.Parts()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        type(parts).__new__(type(parts))
+    with pytest.raises(TypeError):
+        type("Sub", (polyflake.Parts,), {})
+    with pytest.raises(TypeError):
+        polyflake.Parts.sequence = 1  # type: ignore[misc,assignment]
+    with pytest.raises(AttributeError):
+        parts.extra = 1  # type: ignore[attr-defined]
+    assert parts.time.isoformat() == "2023-11-14T22:13:20.123000+00:00"
+    assert parts.layout == polyflake.Layout.TWITTER
+    assert copy.copy(parts) == parts and copy.deepcopy(parts) == parts
+    assert "machine_id" not in dir(parts) and "_asdict" in dir(parts)
+    assert parts != ID and (parts == ID) is False
+
+
+def test_parts_holds_its_layout_until_it_goes_and_no_collector_tracks_it() -> None:
+    layout = polyflake.Layout.custom(0, 41, [("a", 5)], 12)
+    id_ = polyflake.max_id(layout, 1_000)
+    before = sys.getrefcount(layout)
+    many = [polyflake.decode(id_, layout) for _ in range(1000)]
+    assert sys.getrefcount(layout) == before + 1000
+    # It holds an int and a Layout, which holds no Parts: no cycle is possible.
+    assert not gc.is_tracked(many[0])
+    del many
+    assert sys.getrefcount(layout) == before
 
 
 def test_pickling_round_trips() -> None:
