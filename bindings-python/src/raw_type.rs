@@ -1,5 +1,6 @@
-//! Python types made by hand (`PyType_FromSpec`) where `#[pyclass]` costs
-//! too much on a hot path (`Parts`, see `parts.rs`). Plumbing only: here
+//! Python types and functions made by hand (`PyType_FromSpec`,
+//! `PyCMethod_New`) where `#[pyclass]` and `#[pyfunction]` cost too much on
+//! a hot path (`Parts` and `decode`, see `parts.rs`). Plumbing only: here
 //! errors and panics become exceptions, as pyo3's own trampolines make them.
 
 use std::any::Any;
@@ -100,6 +101,45 @@ pub(crate) fn new_type(py: Python<'_>, spec: &'static Spec) -> PyResult<Py<PyTyp
             Bound::from_owned_ptr_or_err(py, ffi::PyType_FromSpec(&mut type_spec))?
                 .cast_into::<PyType>()?
                 .unbind(),
+        )
+    }
+}
+
+/// A module function called with its arguments in place (`METH_FASTCALL |
+/// METH_KEYWORDS`).
+pub(crate) struct Function {
+    pub name: &'static CStr,
+    /// `name(signature)\n--\n\n` then the docstring.
+    pub doc: &'static CStr,
+    pub call: ffi::PyCFunctionFastWithKeywords,
+}
+
+/// Makes the function, for `module`. Its definition must live as long as the
+/// interpreter, so it is leaked: once per interpreter.
+pub(crate) fn new_function<'py>(
+    module: &Bound<'py, PyModule>,
+    function: &'static Function,
+) -> PyResult<Bound<'py, PyAny>> {
+    let def = Box::leak(Box::new(ffi::PyMethodDef {
+        ml_name: function.name.as_ptr(),
+        ml_meth: ffi::PyMethodDefPointer {
+            PyCFunctionFastWithKeywords: function.call,
+        },
+        ml_flags: ffi::METH_FASTCALL | ffi::METH_KEYWORDS,
+        ml_doc: function.doc.as_ptr(),
+    }));
+    let module_name = module.name()?;
+    // SAFETY: the definition is leaked, so it outlives the function; the
+    // module and its name are live references.
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            module.py(),
+            ffi::PyCMethod_New(
+                def,
+                module.as_ptr(),
+                module_name.as_ptr(),
+                std::ptr::null_mut(),
+            ),
         )
     }
 }

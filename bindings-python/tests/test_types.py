@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import inspect
 import json
 import pickle
 import sys
@@ -97,6 +98,25 @@ def test_parts_is_a_final_type_that_python_cannot_make_or_change() -> None:
     assert copy.copy(parts) == parts and copy.deepcopy(parts) == parts
     assert "machine_id" not in dir(parts) and "_asdict" in dir(parts)
     assert parts != ID and (parts == ID) is False
+
+
+def test_decode_takes_its_arguments_by_position_or_by_keyword() -> None:
+    parts = polyflake.decode(ID, "twitter")
+    assert polyflake.decode(id=ID, layout="twitter") == parts
+    assert polyflake.decode(ID, layout=polyflake.Layout.TWITTER) == parts
+    assert str(inspect.signature(polyflake.decode)) == "(id, layout)"
+    with pytest.raises(TypeError, match="layout"):
+        polyflake.decode(ID)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        polyflake.decode()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        polyflake.decode(ID, "twitter", 3)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="extra"):
+        polyflake.decode(ID, "twitter", extra=1)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        polyflake.decode(ID, id=ID)  # type: ignore[misc]
+    with pytest.raises(polyflake.FieldOutOfRangeError):
+        polyflake.decode(id=1 << 63, layout="twitter")
 
 
 def test_parts_holds_its_layout_until_it_goes_and_no_collector_tracks_it() -> None:
