@@ -174,10 +174,9 @@ fn max_id(layout: &Bound<'_, PyAny>, timestamp_ms: &Bound<'_, PyAny>) -> PyResul
 ///
 /// Made by hand rather than by `#[pyclass]`, which makes every class
 /// garbage-collected and sends creation and deallocation through trampolines
-/// and type-slot lookups: that doubled the cost of `decode` (3.0x a trivial
-/// native call, 2.0x this way; docs/benchmarks.md). A `Parts` holds an int
-/// and a `Layout`, which holds no `Parts`, so it can never be part of a
-/// cycle and needs no collector. Everything here is conversion: the fields
+/// and type-slot lookups: a third of what `decode` cost (docs/benchmarks.md).
+/// A `Parts` holds the ID, its fields and its `Layout`, which holds no
+/// `Parts`, so it can never be part of a cycle and needs no collector. Everything here is conversion: the fields
 /// are the core's `decode`.
 #[repr(C)]
 struct PartsObject {
@@ -247,7 +246,7 @@ impl<'a, 'py> PartsRef<'a, 'py> {
         }
     }
 
-    fn pairs(&self) -> PyResult<Vec<(String, i128)>> {
+    fn pairs(&self) -> Vec<(String, i128)> {
         let parts = self.parts;
         let mut pairs = vec![("timestamp_ms".to_owned(), i128::from(parts.timestamp_ms))];
         pairs.extend(
@@ -256,12 +255,12 @@ impl<'a, 'py> PartsRef<'a, 'py> {
                 .map(|(n, v)| (n.to_owned(), i128::from(v))),
         );
         pairs.push(("sequence".to_owned(), i128::from(parts.sequence)));
-        Ok(pairs)
+        pairs
     }
 
     fn as_dict(&self) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(self.layout.py());
-        for (name, value) in self.pairs()? {
+        for (name, value) in self.pairs() {
             dict.set_item(name, value)?;
         }
         Ok(dict)
@@ -335,7 +334,7 @@ unsafe extern "C" fn parts_repr(obj: *mut ffi::PyObject) -> *mut ffi::PyObject {
         // SAFETY: CPython passes a live `Parts`.
         let this = unsafe { PartsRef::of(py, obj) };
         let fields: Vec<String> = this
-            .pairs()?
+            .pairs()
             .iter()
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
@@ -370,12 +369,12 @@ unsafe extern "C" fn parts_richcompare(
             ffi::Py_NE => false,
             _ => return Ok(py.NotImplemented().into_bound(py)),
         };
-        let tp = parts_type(py)?;
         // SAFETY: CPython passes two live objects; `obj` is a `Parts`, and
-        // `other` is read as one only once its type says it is.
+        // `other` is read as one only once its type is the same (the type is
+        // final, so no subclass has another layout).
         let same = unsafe {
             let this = PartsRef::of(py, obj);
-            ffi::Py_TYPE(other) == tp.as_type_ptr() && {
+            ffi::Py_TYPE(other) == ffi::Py_TYPE(obj) && {
                 let that = PartsRef::of(py, other);
                 this.id == that.id && this.layout.get().inner == that.layout.get().inner
             }
@@ -430,7 +429,7 @@ parts_fn!(get_layout(*mut std::ffi::c_void), |_py, this| Ok(this
     .into_any()));
 parts_fn!(get_time(*mut std::ffi::c_void), |_py, this| time(&this));
 parts_fn!(get_fields(*mut std::ffi::c_void), |py, this| {
-    let names: Vec<String> = this.pairs()?.into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = this.pairs().into_iter().map(|(n, _)| n).collect();
     Ok(names.into_pyobject(py)?.into_any())
 });
 parts_fn!(as_dict(*mut ffi::PyObject), |_py, this| Ok(this
@@ -455,10 +454,10 @@ static PARTS_SPEC: raw_type::Spec = raw_type::Spec {
     doc: c"A decoded ID: immutable, hashable, node fields as attributes.",
     basicsize: std::mem::size_of::<PartsObject>(),
     dealloc: parts_dealloc,
-    getattro: Some(parts_getattro),
-    repr: Some(parts_repr),
-    hash: Some(parts_hash),
-    richcompare: Some(parts_richcompare),
+    getattro: parts_getattro,
+    repr: parts_repr,
+    hash: parts_hash,
+    richcompare: parts_richcompare,
     getters: &[
         (c"id", get_id),
         (c"timestamp_ms", get_timestamp_ms),

@@ -24,10 +24,10 @@ pub(crate) struct Spec {
     pub doc: &'static CStr,
     pub basicsize: usize,
     pub dealloc: unsafe extern "C" fn(*mut ffi::PyObject),
-    pub getattro: Option<ffi::getattrofunc>,
-    pub repr: Option<ffi::reprfunc>,
-    pub hash: Option<ffi::hashfunc>,
-    pub richcompare: Option<ffi::richcmpfunc>,
+    pub getattro: ffi::getattrofunc,
+    pub repr: ffi::reprfunc,
+    pub hash: ffi::hashfunc,
+    pub richcompare: ffi::richcmpfunc,
     /// Read-only properties.
     pub getters: &'static [(&'static CStr, Getter)],
     /// Methods without arguments.
@@ -66,25 +66,17 @@ pub(crate) fn new_type(py: Python<'_>, spec: &'static Spec) -> PyResult<Py<PyTyp
     let methods = Box::leak(methods.into_boxed_slice());
 
     let slot = |slot, pfunc: *mut c_void| ffi::PyType_Slot { slot, pfunc };
-    let mut slots = vec![
+    let mut slots = [
         slot(ffi::Py_tp_dealloc, spec.dealloc as *mut c_void),
         slot(ffi::Py_tp_doc, spec.doc.as_ptr() as *mut c_void),
         slot(ffi::Py_tp_getset, getset.as_mut_ptr().cast()),
         slot(ffi::Py_tp_methods, methods.as_mut_ptr().cast()),
+        slot(ffi::Py_tp_getattro, spec.getattro as *mut c_void),
+        slot(ffi::Py_tp_repr, spec.repr as *mut c_void),
+        slot(ffi::Py_tp_hash, spec.hash as *mut c_void),
+        slot(ffi::Py_tp_richcompare, spec.richcompare as *mut c_void),
+        slot(0, std::ptr::null_mut()),
     ];
-    if let Some(f) = spec.getattro {
-        slots.push(slot(ffi::Py_tp_getattro, f as *mut c_void));
-    }
-    if let Some(f) = spec.repr {
-        slots.push(slot(ffi::Py_tp_repr, f as *mut c_void));
-    }
-    if let Some(f) = spec.hash {
-        slots.push(slot(ffi::Py_tp_hash, f as *mut c_void));
-    }
-    if let Some(f) = spec.richcompare {
-        slots.push(slot(ffi::Py_tp_richcompare, f as *mut c_void));
-    }
-    slots.push(slot(0, std::ptr::null_mut()));
     let mut type_spec = ffi::PyType_Spec {
         name: spec.name.as_ptr(),
         basicsize: spec.basicsize as std::ffi::c_int,
