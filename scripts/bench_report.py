@@ -84,6 +84,7 @@ def section(r: dict[str, float]) -> str:
         ("checked-floor", "floor: snowflaked's shifts plus the refusal of an ID with its unused bit set (hand-written)"),
         ("polyflake-fields-runtime", "the same, the preset a value known only at run time"),
         ("polyflake-fields-custom", "the same, a custom layout of that shape (run time)"),
+        ("runtime-floor", "floor of a layout read at run time: the checked shifts, each amount and mask loaded from memory (hand-written)"),
         ("polyflake", "the whole `Parts` (twitter: time, ticks, sequence, 2 node fields), known at compile time"),
         ("polyflake-runtime", "the whole `Parts` (twitter), the preset known at run time"),
         ("polyflake-custom", "the whole `Parts` (custom: 3 node fields, sequence above them)"),

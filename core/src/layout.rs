@@ -87,14 +87,13 @@ pub struct Layout {
     sequence_bits: u8,
     sequence_above_nodes: bool,
     nodes: Cow<'static, [NodeField]>,
-    pub(crate) preset: Option<Preset>,
     pub(crate) plan: Plan,
 }
 
 /// The five presets, each defined once here; a preset's layout and its
 /// constant decode plan both come from its spec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Preset {
+#[derive(Clone, Copy)]
+enum Preset {
     Twitter,
     Snowflake,
     Discord,
@@ -176,7 +175,6 @@ impl Preset {
             sequence_bits,
             sequence_above_nodes: above,
             nodes: Cow::Borrowed(nodes),
-            preset: Some(self),
             plan: self.plan(),
         }
     }
@@ -212,12 +210,6 @@ preset_layouts!(
     SONYFLAKE_LAYOUT,
     SONYFLAKE_FIELDS = Sonyflake
 );
-
-pub(crate) const TWITTER: Plan = Preset::Twitter.plan();
-pub(crate) const SNOWFLAKE: Plan = Preset::Snowflake.plan();
-pub(crate) const DISCORD: Plan = Preset::Discord.plan();
-pub(crate) const INSTAGRAM: Plan = Preset::Instagram.plan();
-pub(crate) const SONYFLAKE: Plan = Preset::Sonyflake.plan();
 
 impl Layout {
     /// Twitter's original: 1 unused · 41 time · 5 datacenter · 5 machine · 12 sequence.
@@ -569,7 +561,6 @@ impl LayoutBuilder {
             sequence_bits: self.sequence_bits,
             sequence_above_nodes: self.sequence_above_nodes,
             nodes,
-            preset: None,
             plan,
         })
     }
@@ -601,7 +592,6 @@ mod tests {
             let built = builder.build().unwrap();
             let preset = Layout::preset(name).unwrap();
             assert_eq!(preset.name(), PRESETS[i]);
-            assert_eq!(preset.preset.map(|p| p as usize), Some(i));
             assert_eq!(preset.node_fields(), built.node_fields(), "{name}");
             assert_eq!(preset.plan, built.plan, "{name}");
             assert_eq!(preset.sequence_bits(), built.sequence_bits());

@@ -97,11 +97,15 @@ impl Plan {
         }
         let ticks = id >> self.time_shift;
         let mut nodes = [0; MAX_NODE_FIELDS];
-        let count = self.node_count.min(MAX_NODE_FIELDS);
-        for ((slot, shift), max) in nodes[..count]
+        // The first field is read whatever the count, so that reading it
+        // costs no branch; without node fields its mask is zero.
+        nodes[0] = (id >> self.node_shift[0]) & self.node_max[0];
+        for ((slot, shift), max) in nodes
             .iter_mut()
-            .zip(&self.node_shift[..count])
-            .zip(&self.node_max[..count])
+            .zip(&self.node_shift)
+            .zip(&self.node_max)
+            .take(self.node_count)
+            .skip(1)
         {
             *slot = (id >> shift) & max;
         }

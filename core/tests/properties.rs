@@ -7,7 +7,69 @@ fn any_layout() -> impl Strategy<Value = Layout> {
     prop::sample::select(PRESETS.to_vec()).prop_map(|name| Layout::preset(name).unwrap())
 }
 
+/// A custom layout of 0 to 8 node fields with arbitrary widths, the sequence
+/// above or below them (widths that do not fit 64 bits are drawn again), with
+/// the widths it was made of: the node fields' in order, then the sequence's.
+fn any_custom_layout() -> impl Strategy<Value = (Layout, Vec<u8>, bool)> {
+    (
+        1u8..=41,
+        1u8..=22,
+        prop::collection::vec(1u8..=16, 0..=8),
+        any::<bool>(),
+        1u64..=10,
+    )
+        .prop_filter_map(
+            "fields wider than 64 bits",
+            |(time, seq, nodes, above, tick)| {
+                let mut builder = Layout::custom(1_600_000_000_000, time)
+                    .tick_ms(tick)
+                    .sequence_bits(seq)
+                    .sequence_above_nodes(above);
+                for (i, bits) in nodes.iter().enumerate() {
+                    builder = builder.node(format!("n{i}"), *bits);
+                }
+                let mut widths = nodes;
+                widths.push(seq);
+                Some((builder.build().ok()?, widths, above))
+            },
+        )
+}
+
+/// Reads a field of `width` bits at `shift` as the contract draws it.
+fn bits_at(id: u64, shift: u32, width: u8) -> u64 {
+    (id >> shift) & ((1u64 << width) - 1)
+}
+
 proptest! {
+    /// Each field of a custom layout comes back from its own bits, counted
+    /// here from the widths the layout was made of, and the parts compose
+    /// back into the ID.
+    #[test]
+    fn custom_layouts_decode_every_field_from_its_bits(
+        (layout, widths, above) in any_custom_layout(),
+        raw in any::<u64>(),
+    ) {
+        let id = raw & layout.id_mask();
+        let parts = layout.decode(id).unwrap();
+        let (sequence, nodes) = widths.split_last().unwrap();
+        // From the least significant bit: the sequence unless it sits above,
+        // the node fields from the last, then the sequence if above, the time.
+        let mut shift = if above { 0 } else { u32::from(*sequence) };
+        let mut expected = vec![0; nodes.len()];
+        for (slot, width) in expected.iter_mut().zip(nodes).rev() {
+            *slot = bits_at(id, shift, *width);
+            shift += u32::from(*width);
+        }
+        let sequence_shift = if above { shift } else { 0 };
+        prop_assert_eq!(parts.nodes(), &expected[..]);
+        prop_assert_eq!(parts.sequence, bits_at(id, sequence_shift, *sequence));
+        prop_assert_eq!(parts.ticks, id >> (shift + if above { u32::from(*sequence) } else { 0 }));
+        prop_assert_eq!(layout.compose(parts.timestamp_ms, parts.sequence, parts.nodes()).unwrap(), id);
+        if layout.id_mask() != u64::MAX {
+            prop_assert!(layout.decode(raw | !layout.id_mask()).is_err());
+        }
+    }
+
     #[test]
     fn every_valid_id_round_trips(layout in any_layout(), raw in any::<u64>()) {
         let id = raw & layout.id_mask();
