@@ -80,6 +80,8 @@ test-fuzz: ## A short fuzz run (12 s per target, a few thousand bad calls), part
 bench: ## Benchmarks beside the peer libraries, then docs/benchmarks.md
 	$(CARGO) bench --bench generate -p polyflake
 	$(PYTHON) scripts/bench_report.py
+	$(CARGO) bench --bench turns -p polyflake > target/bench-turns.md
+	$(PYTHON) scripts/bench_report.py --section rust-turns --from target/bench-turns.md
 
 bench-python: ## Python benchmark beside the peers, into docs/benchmarks.md
 	bash scripts/bench-python.sh

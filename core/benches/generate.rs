@@ -12,8 +12,11 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
+use common::{checked_floor, RuntimePlan};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use polyflake::{Encoding, Generator, Layout};
+
+mod common;
 
 const BATCH: u64 = 32;
 const WAITED: Duration = Duration::from_micros(4);
@@ -127,31 +130,6 @@ fn generators(c: &mut Criterion) {
     }
 }
 
-/// Shifts and masks of a one-node layout, as a decoder reads them when the
-/// layout is chosen at run time.
-struct RuntimePlan {
-    id_mask: u64,
-    time_shift: u32,
-    node_shift: u32,
-    node_mask: u64,
-    sequence_shift: u32,
-    sequence_mask: u64,
-}
-
-impl RuntimePlan {
-    #[inline(always)]
-    fn decode(&self, id: u64) -> Option<(u64, u64, u64)> {
-        if id & !self.id_mask != 0 {
-            return None;
-        }
-        Some((
-            id >> self.time_shift,
-            (id >> self.node_shift) & self.node_mask,
-            (id >> self.sequence_shift) & self.sequence_mask,
-        ))
-    }
-}
-
 fn decode_and_encodings(c: &mut Criterion) {
     let layout = Layout::twitter();
     let id = layout.compose(1_700_000_000_000, 1234, &[17, 29]).unwrap();
@@ -219,24 +197,11 @@ fn decode_and_encodings(c: &mut Criterion) {
     // The floor of a decoder that keeps the contract: snowflaked's shifts
     // plus the refusal of an ID with its unused top bit set.
     group.bench_function("checked-floor", |b| {
-        b.iter(|| {
-            let id = black_box(snowflake_id);
-            if id >> 63 != 0 {
-                return None;
-            }
-            Some((id >> 22, (id >> 12) & 0x3ff, id & 0xfff))
-        })
+        b.iter(|| checked_floor(black_box(snowflake_id)))
     });
     // The floor of a decoder whose layout is data read at run time: the same
     // checked shifts, each amount and mask loaded rather than constant.
-    let floor = black_box(RuntimePlan {
-        id_mask: u64::MAX >> 1,
-        time_shift: 22,
-        node_shift: 12,
-        node_mask: 0x3ff,
-        sequence_shift: 0,
-        sequence_mask: 0xfff,
-    });
+    let floor = black_box(RuntimePlan::snowflake());
     group.bench_function("runtime-floor", |b| {
         b.iter(|| black_box(&floor).decode(black_box(snowflake_id)))
     });

@@ -100,12 +100,11 @@ impl Plan {
         // The first field is read whatever the count, so that reading it
         // costs no branch; without node fields its mask is zero.
         nodes[0] = (id >> self.node_shift[0]) & self.node_max[0];
-        for ((slot, shift), max) in nodes
+        let count = self.node_count.clamp(1, MAX_NODE_FIELDS);
+        for ((slot, shift), max) in nodes[1..count]
             .iter_mut()
-            .zip(&self.node_shift)
-            .zip(&self.node_max)
-            .take(self.node_count)
-            .skip(1)
+            .zip(&self.node_shift[1..count])
+            .zip(&self.node_max[1..count])
         {
             *slot = (id >> shift) & max;
         }
