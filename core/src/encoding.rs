@@ -156,9 +156,9 @@ impl Encoding {
             Encoding::Decimal => out.decimal(id),
             Encoding::Hex => out.fixed(id, HEX, 4, 16),
             Encoding::Base2 => out.binary(id),
-            Encoding::Base32 => out.radix::<32>(id, BASE32),
-            Encoding::Base36 => out.radix::<36>(id, BASE36),
-            Encoding::Base58 => out.radix::<58>(id, BASE58),
+            Encoding::Base32 => out.radix::<32>(id, &BASE32_PAIRS, &BASE32_LENGTHS),
+            Encoding::Base36 => out.radix::<36>(id, &BASE36_PAIRS, &BASE36_LENGTHS),
+            Encoding::Base58 => out.radix::<58>(id, &BASE58_PAIRS, &BASE58_LENGTHS),
             Encoding::Crockford32 => out.fixed(id, CROCKFORD, 5, 13),
             Encoding::Bytes => out.bytes(id),
             Encoding::Base64 => out.base64(id),
@@ -297,6 +297,62 @@ static BASE64_OF_DIGITS: (Quads<1000>, Quads<100>, Quads<10>) = {
     (three, two, one)
 };
 
+/// For each bit length 0 to 64, the fewest digits in `base` of a number
+/// that long, and the largest such number with that many: a number has one
+/// digit more exactly when it exceeds the second. Numbers of one bit length
+/// span less than a factor of 2, so never more than those two counts.
+type Lengths = [(u8, u64); 65];
+
+const fn lengths(base: u64) -> Lengths {
+    // Zero is written as one digit.
+    let mut table = [(1, u64::MAX); 65];
+    let mut bits = 1;
+    while bits <= 64 {
+        let smallest = 1u128 << (bits - 1);
+        let mut digits = 1;
+        let mut power = base as u128;
+        while power <= smallest {
+            power *= base as u128;
+            digits += 1;
+        }
+        let largest = if power - 1 > u64::MAX as u128 {
+            u64::MAX
+        } else {
+            (power - 1) as u64
+        };
+        table[bits] = (digits, largest);
+        bits += 1;
+    }
+    table
+}
+
+/// Every two-digit text of an alphabet of `N` = base² entries, in order.
+const fn pairs<const N: usize>(alphabet: &[u8]) -> [[u8; 2]; N] {
+    let base = alphabet.len();
+    let mut table = [[0; 2]; N];
+    let mut i = 0;
+    while i < N {
+        table[i] = [alphabet[i / base], alphabet[i % base]];
+        i += 1;
+    }
+    table
+}
+
+static BASE32_PAIRS: [[u8; 2]; 32 * 32] = pairs(BASE32);
+static BASE36_PAIRS: [[u8; 2]; 36 * 36] = pairs(BASE36);
+static BASE58_PAIRS: [[u8; 2]; 58 * 58] = pairs(BASE58);
+
+static BASE32_LENGTHS: Lengths = lengths(32);
+static BASE36_LENGTHS: Lengths = lengths(36);
+static BASE58_LENGTHS: Lengths = lengths(58);
+
+/// How many digits `id` has, from the table of its base.
+#[inline(always)]
+fn digit_count(id: u64, lengths: &Lengths) -> usize {
+    let (digits, largest) = lengths[(64 - id.leading_zeros()) as usize];
+    usize::from(digits) + usize::from(id > largest)
+}
+
 /// How many digits of `base` fit 32 bits. Three such chunks cover 64 bits
 /// for every base [`Encoded::radix`] is given (32, 36 and 58).
 const fn chunk_digits(base: u64) -> usize {
@@ -415,8 +471,10 @@ impl Encoded {
 
     /// Three chunks of `K` digits each, `BASE^K` fitting 32 bits: the chunks
     /// are independent, so their divisions overlap instead of waiting on
-    /// one another as a digit-by-digit loop's do. Leading zeros are then cut.
-    fn radix<const BASE: u64>(&mut self, id: u64, alphabet: &[u8]) {
+    /// one another as a digit-by-digit loop's do, and each division yields
+    /// two digits from the base's table of pairs. Leading zeros are then
+    /// cut, their count read from the ID's bit length.
+    fn radix<const BASE: u64>(&mut self, id: u64, pairs: &[[u8; 2]], lengths: &Lengths) {
         let k = chunk_digits(BASE);
         let chunk = BASE.pow(k as u32);
         let rest = id / chunk;
@@ -425,19 +483,21 @@ impl Encoded {
             (rest % chunk) as u32,
             (id % chunk) as u32,
         ];
+        let pair = (BASE * BASE) as u32;
         let first = 64 - 3 * k;
         for (c, mut value) in chunks.into_iter().enumerate() {
-            let end = first + (c + 1) * k;
-            for at in (end - k..end).rev() {
-                self.buf[at] = alphabet[(value % BASE as u32) as usize];
-                value /= BASE as u32;
+            let mut at = first + (c + 1) * k;
+            for _ in 0..k / 2 {
+                at -= 2;
+                self.buf[at..at + 2].copy_from_slice(&pairs[(value % pair) as usize]);
+                value /= pair;
+            }
+            if k % 2 == 1 {
+                // One digit left, below the base: the second of its pair.
+                self.buf[at - 1] = pairs[value as usize][1];
             }
         }
-        let zeros = self.buf[first..63]
-            .iter()
-            .take_while(|&&d| d == alphabet[0])
-            .count();
-        self.start = (first + zeros) as u8;
+        self.start = (64 - digit_count(id, lengths)) as u8;
     }
 
     fn fixed(&mut self, id: u64, alphabet: &[u8], bits_per_char: u32, len: u32) {
@@ -719,6 +779,37 @@ fn base64_decode(input: &[u8]) -> std::result::Result<([u8; 21], usize), String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The length read from the bit length is the count of digits, found
+    /// here by division, at each side of every power of the base and of 2.
+    #[test]
+    fn radix_texts_are_as_long_as_their_digits() {
+        for (encoding, base) in [
+            (Encoding::Base32, 32u64),
+            (Encoding::Base36, 36),
+            (Encoding::Base58, 58),
+        ] {
+            let mut ids = vec![0, 1, u64::MAX];
+            for k in 1..64 {
+                ids.extend([(1u64 << k) - 1, 1 << k, (1 << k) + 1]);
+            }
+            let mut power = base;
+            while let Some(next) = power.checked_mul(base) {
+                ids.extend([power - 1, power, power + 1]);
+                power = next;
+            }
+            ids.extend([power - 1, power, power + 1]);
+            for id in ids {
+                let mut digits = 1;
+                let mut rest = id / base;
+                while rest > 0 {
+                    digits += 1;
+                    rest /= base;
+                }
+                assert_eq!(encoding.encode(id).as_bytes().len(), digits, "{encoding} {id}");
+            }
+        }
+    }
 
     /// The fixed-point pairs, against std's formatting, where their error is
     /// largest (the top million values, whose over-estimate is greatest),
