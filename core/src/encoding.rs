@@ -365,6 +365,27 @@ const fn chunk_digits(base: u64) -> usize {
     k
 }
 
+/// The multiplier and shift that put a chunk of [`chunk_digits`] digits over
+/// `D = base^(k-2)` in fixed point with 32 fraction bits, as `write8` does
+/// for decimal: `((v * multiplier) >> shift) + 1` is never below `v / D` and
+/// above it by less than `1 + v / 2^shift` units of 2^-32, which must stay
+/// under one unit of the last digit, `2^32 / D`, for every chunk `v`.
+const fn chunk_fixed_point(base: u64) -> (u64, u32) {
+    let k = chunk_digits(base) as u32;
+    let d = base.pow(k - 2) as u128;
+    let largest = base.pow(k) as u128 - 1;
+    let mut shift = 0;
+    while ((1u128 << shift) + largest) * d >= 1u128 << (32 + shift) {
+        shift += 1;
+    }
+    let multiplier = (1u128 << (32 + shift)).div_ceil(d);
+    assert!(
+        largest * multiplier <= u64::MAX as u128,
+        "the product fits 64 bits"
+    );
+    (multiplier as u64, shift)
+}
+
 /// 10^0 … 10^19.
 const POWERS_OF_10: [u64; 20] = {
     let mut table = [1u64; 20];
@@ -475,7 +496,7 @@ impl Encoded {
     /// two digits from the base's table of pairs. Leading zeros are then
     /// cut, their count read from the ID's bit length.
     fn radix<const BASE: u64>(&mut self, id: u64, pairs: &[[u8; 2]], lengths: &Lengths) {
-        let k = chunk_digits(BASE);
+        let k = const { chunk_digits(BASE) };
         let chunk = BASE.pow(k as u32);
         let rest = id / chunk;
         let chunks = [
@@ -483,18 +504,25 @@ impl Encoded {
             (rest % chunk) as u32,
             (id % chunk) as u32,
         ];
-        let pair = (BASE * BASE) as u32;
+        let (multiplier, shift) = const { chunk_fixed_point(BASE) };
         let first = 64 - 3 * k;
-        for (c, mut value) in chunks.into_iter().enumerate() {
-            let mut at = first + (c + 1) * k;
-            for _ in 0..k / 2 {
-                at -= 2;
-                self.buf[at..at + 2].copy_from_slice(&pairs[(value % pair) as usize]);
-                value /= pair;
+        for (c, value) in chunks.into_iter().enumerate() {
+            let mut at = first + c * k;
+            // The chunk over BASE^(k-2) in fixed point, 32 fraction bits
+            // (see `chunk_fixed_point`): the integer part is the first pair,
+            // and each multiply of the fraction brings up the next.
+            let mut fixed = ((u64::from(value) * multiplier) >> shift) + 1;
+            self.buf[at..at + 2].copy_from_slice(&pairs[(fixed >> 32) as usize]);
+            at += 2;
+            for _ in 0..(k - 2) / 2 {
+                fixed = (fixed & 0xffff_ffff) * (BASE * BASE);
+                self.buf[at..at + 2].copy_from_slice(&pairs[(fixed >> 32) as usize]);
+                at += 2;
             }
             if k % 2 == 1 {
-                // One digit left, below the base: the second of its pair.
-                self.buf[at - 1] = pairs[value as usize][1];
+                // The last digit, below the base: the second of its pair.
+                fixed = (fixed & 0xffff_ffff) * BASE;
+                self.buf[at] = pairs[(fixed >> 32) as usize][1];
             }
         }
         self.start = (64 - digit_count(id, lengths)) as u8;
@@ -806,7 +834,44 @@ mod tests {
                     digits += 1;
                     rest /= base;
                 }
-                assert_eq!(encoding.encode(id).as_bytes().len(), digits, "{encoding} {id}");
+                assert_eq!(
+                    encoding.encode(id).as_bytes().len(),
+                    digits,
+                    "{encoding} {id}"
+                );
+            }
+        }
+    }
+
+    /// Each chunk's digits from the fixed point, against digits found by
+    /// division, where the fixed point's error is largest (the top of a
+    /// chunk's range) and smallest, in the low and the middle chunk.
+    #[test]
+    fn radix_chunks_in_fixed_point_are_exact() {
+        for (encoding, alphabet) in [
+            (Encoding::Base32, &BASE32[..]),
+            (Encoding::Base36, &BASE36[..]),
+            (Encoding::Base58, &BASE58[..]),
+        ] {
+            let base = alphabet.len() as u64;
+            let chunk = base.pow(chunk_digits(base) as u32);
+            let by_division = |mut id: u64| {
+                let mut text = vec![alphabet[(id % base) as usize]];
+                while id >= base {
+                    id /= base;
+                    text.insert(0, alphabet[(id % base) as usize]);
+                }
+                text
+            };
+            let values = (0..100_000).chain(chunk - 100_000..chunk);
+            for v in values {
+                for id in [v, v * chunk + (chunk - 1 - v)] {
+                    assert_eq!(
+                        encoding.encode(id).as_bytes(),
+                        by_division(id),
+                        "{encoding} {id}"
+                    );
+                }
             }
         }
     }
