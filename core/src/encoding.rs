@@ -462,24 +462,33 @@ impl Encoded {
     }
 
     /// The text's digits in threes from its first, so the last group (the
-    /// lowest digits) may be short, and padded.
+    /// lowest digits) may be short, and padded. The digits before it are at
+    /// most 18, two chunks of nine below 10^9 whose groups of three are
+    /// found independently of one another; those past the text's first
+    /// digit are cut with the leading zeros.
     fn base64(&mut self, id: u64) {
         let digits = decimal_len(id);
         let short = digits % 3;
+        let (head, tail) = match short {
+            0 => (id, 0),
+            1 => (id / 10, (id % 10) as usize),
+            _ => (id / 100, (id % 100) as usize),
+        };
         let (three, two, one) = &BASE64_OF_DIGITS;
-        let mut head = id / POWERS_OF_10[short];
-        let tail = (id % POWERS_OF_10[short]) as usize;
-        let mut at = 64;
+        let mut end = 64;
         if short > 0 {
-            at -= 4;
-            self.buf[at..].copy_from_slice(if short == 1 { &one[tail] } else { &two[tail] });
+            end -= 4;
+            self.buf[end..].copy_from_slice(if short == 1 { &one[tail] } else { &two[tail] });
         }
-        for _ in 0..digits / 3 {
-            at -= 4;
-            self.buf[at..at + 4].copy_from_slice(&three[(head % 1000) as usize]);
-            head /= 1000;
+        let chunks = [(head / 1_000_000_000) as u32, (head % 1_000_000_000) as u32];
+        let groups = chunks.map(|c| [c / 1_000_000, c / 1000 % 1000, c % 1000]);
+        for (quad, group) in self.buf[end - 24..end]
+            .chunks_exact_mut(4)
+            .zip(groups.as_flattened())
+        {
+            quad.copy_from_slice(&three[*group as usize]);
         }
-        self.start = at as u8;
+        self.start = (end - 4 * (digits / 3)) as u8;
     }
 
     /// All 64 digits a byte at a time, then the leading zeros cut (one `0` stays).
