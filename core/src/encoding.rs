@@ -140,11 +140,12 @@ impl Encoding {
     }
 
     /// Encodes an ID without allocating.
-    // Only a dispatch, inlined where it is called: a constant encoding keeps
-    // one arm, and the value is written where the caller holds it. Built in
-    // a callee and copied out, its `start` byte was read back within a wider
-    // load, which the CPU cannot forward from the store still pending (a
-    // stall of ~15 cycles, more than the decimal digits cost).
+    // Inlined where it is called, with the writer of each encoding: a
+    // constant encoding keeps one arm, and the value is written where the
+    // caller holds it. Written in a callee and copied out, its `start` byte
+    // was read back within a wider load, which the CPU cannot forward from
+    // the store still pending (a stall of ~15 cycles, as much as the decimal
+    // digits cost).
     #[inline(always)]
     pub fn encode(self, id: u64) -> Encoded {
         let mut out = Encoded {
@@ -456,6 +457,7 @@ impl Encoded {
         self.start = 44 + start as u8;
     }
 
+    #[inline(always)]
     fn bytes(&mut self, id: u64) {
         self.buf[56..].copy_from_slice(&id.to_be_bytes());
         self.start = 56;
@@ -466,6 +468,7 @@ impl Encoded {
     /// most 18, two chunks of nine below 10^9 whose groups of three are
     /// found independently of one another; those past the text's first
     /// digit are cut with the leading zeros.
+    #[inline(always)]
     fn base64(&mut self, id: u64) {
         let digits = decimal_len(id);
         let short = digits % 3;
@@ -492,6 +495,7 @@ impl Encoded {
     }
 
     /// All 64 digits a byte at a time, then the leading zeros cut (one `0` stays).
+    #[inline(always)]
     fn binary(&mut self, id: u64) {
         for (chunk, byte) in self.buf.chunks_exact_mut(8).zip(id.to_be_bytes()) {
             chunk.copy_from_slice(&BYTE_BITS[usize::from(byte)]);
@@ -504,6 +508,7 @@ impl Encoded {
     /// one another as a digit-by-digit loop's do, and each division yields
     /// two digits from the base's table of pairs. Leading zeros are then
     /// cut, their count read from the ID's bit length.
+    #[inline(always)]
     fn radix<const BASE: u64>(&mut self, id: u64, pairs: &[[u8; 2]], lengths: &Lengths) {
         let k = const { chunk_digits(BASE) };
         let chunk = BASE.pow(k as u32);
@@ -537,6 +542,7 @@ impl Encoded {
         self.start = (64 - digit_count(id, lengths)) as u8;
     }
 
+    #[inline(always)]
     fn fixed(&mut self, id: u64, alphabet: &[u8], bits_per_char: u32, len: u32) {
         let digit_mask = (1u64 << bits_per_char) - 1;
         for i in 0..len {
