@@ -128,10 +128,35 @@ fn main() {
     #[rustfmt::skip]
     let formats: Vec<(Encoding, f64)> =
         formats!(Decimal, Hex, Base2, Base32, Base36, Base58, Base64, Crockford32, Bytes).collect();
+
+    // Every parse beside decimal's, each from its encoding's text.
+    macro_rules! parses {
+        ($($encoding:ident),*) => {{
+            let texts = [$(Encoding::$encoding.encode(twitter_id)),*];
+            let mut best = [f64::INFINITY; [$(Encoding::$encoding),*].len()];
+            for _ in 0..ROUNDS {
+                let mut texts = texts.iter();
+                let round = [$({
+                    let text = texts.next().unwrap().as_bytes();
+                    time(|| Encoding::$encoding.parse(black_box(text)).unwrap())
+                }),*];
+                for (b, t) in best.iter_mut().zip(round) {
+                    *b = b.min(t);
+                }
+            }
+            best
+        }};
+    }
+    #[rustfmt::skip]
+    let parses = parses!(Decimal, Hex, Base2, Base32, Base36, Base58, Base64, Crockford32, Bytes);
     println!();
-    println!("| format | ns per call | ÷ decimal |");
-    println!("|---|---|---|");
-    for (encoding, ns) in &formats {
-        println!("| {encoding} | {ns:.2} | {:.2} |", ns / formats[0].1);
+    println!("| encoding | format (ns) | ÷ decimal format | parse (ns) | ÷ decimal parse |");
+    println!("|---|---|---|---|---|");
+    for ((encoding, format), parse) in formats.iter().zip(parses) {
+        println!(
+            "| {encoding} | {format:.2} | {:.2} | {parse:.2} | {:.2} |",
+            format / formats[0].1,
+            parse / parses[0]
+        );
     }
 }
