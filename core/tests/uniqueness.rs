@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use polyflake::{Clock, Generator, Layout, WallClock};
+use polyflake::{BackwardsPolicy, Clock, Generator, Layout, WallClock};
 
 fn hammer(generator: Arc<Generator>, threads: usize, per_thread: usize) -> Vec<Vec<u64>> {
     let handles: Vec<_> = (0..threads)
@@ -41,6 +41,28 @@ fn four_threads_four_million_ids_on_a_wide_sequence() {
         .build()
         .unwrap();
     let generator = Arc::new(Generator::new(layout, &[1]).unwrap());
+    let ids = hammer(generator, 4, 1_000_000);
+    assert_unique_and_increasing(&ids);
+}
+
+/// Threads racing across ticks on a monotonic clock must never look to the
+/// generator like the clock going backwards: a thread that loses a
+/// compare-and-swap to a later tick than its own reading reads the clock
+/// again. With the `fail` policy, one such mistake is an error.
+#[test]
+fn racing_threads_never_look_like_the_clock_going_backwards() {
+    let layout = Layout::custom(1_288_834_974_657, 41)
+        .node("node_id", 1)
+        .sequence_bits(21)
+        .build()
+        .unwrap();
+    let generator = Arc::new(
+        Generator::builder(layout)
+            .nodes(&[1])
+            .on_clock_backwards(BackwardsPolicy::Fail)
+            .build()
+            .unwrap(),
+    );
     let ids = hammer(generator, 4, 1_000_000);
     assert_unique_and_increasing(&ids);
 }

@@ -409,23 +409,25 @@ impl Generator {
     }
 
     /// The core step: read the state, then the clock (in that order, so a
-    /// clock reading is never older than the state it is compared with),
-    /// decide, and publish with one compare-and-swap.
+    /// clock reading is never older than the state it is compared with, or
+    /// the state's tick is not past it), decide, and publish with one
+    /// compare-and-swap.
     #[inline]
     fn reserve(&self, want: u64) -> Result<Step> {
         let layout = &self.layout;
         let seq_bits = layout.sequence_bits();
         let max_seq = layout.max_sequence();
         let mut current = self.state.0.load(Ordering::Acquire);
+        let mut now_ms = self.clock.now_ms();
         loop {
             if current == CLOSED {
                 return Err(closed());
             }
-            let now_ms = self.clock.now_ms();
             if let Some(held) = &self.held {
                 if now_ms >= held.tenure.valid_until_ms() {
                     self.take_up_claim(held, now_ms)?;
                     current = self.state.0.load(Ordering::Acquire);
+                    now_ms = self.clock.now_ms();
                     continue;
                 }
             }
@@ -472,6 +474,7 @@ impl Generator {
                 if ticks >= mark.limit.load(Ordering::Acquire) {
                     self.extend_mark(mark, ticks)?;
                     current = self.state.0.load(Ordering::Acquire);
+                    now_ms = self.clock.now_ms();
                     continue;
                 }
             }
@@ -497,7 +500,18 @@ impl Generator {
                         node_bits,
                     });
                 }
-                Err(actual) => current = actual,
+                Err(actual) => {
+                    // Another thread won. Its tick, if not past this reading,
+                    // leaves the reading valid to compare with: the retry
+                    // skips a clock read, which keeps its window to the next
+                    // compare-and-swap short. A later tick needs a reading at
+                    // least as new, or the race would look like the clock
+                    // going backwards.
+                    current = actual;
+                    if actual >> seq_bits > now {
+                        now_ms = self.clock.now_ms();
+                    }
+                }
             }
         }
     }
