@@ -716,33 +716,35 @@ fn base64_decimal(input: &[u8]) -> Option<u64> {
         input.len()
     });
     let mut value: u64 = 0;
-    let mut digits = 0;
-    let mut first = 0;
-    let mut push = |bytes: &[u8]| -> Option<()> {
-        for &byte in bytes {
-            let d = byte.wrapping_sub(b'0');
-            if d > 9 {
-                return None;
-            }
-            if digits == 0 {
-                first = d;
-            }
-            value = value.checked_mul(10)?.checked_add(u64::from(d))?;
-            digits += 1;
-        }
-        Some(())
-    };
+    let mut first = None;
+    // A whole quad is three digits: one step of the value for all three
+    // (the same value, overflowing exactly when steps of one digit would).
     for quad in whole.chunks_exact(4) {
-        push(&base64_whole(base64_sextets(quad))?)?;
+        let [a, b, c] = base64_whole(base64_sextets(quad))?.map(|byte| byte.wrapping_sub(b'0'));
+        if a > 9 || b > 9 || c > 9 {
+            return None;
+        }
+        first.get_or_insert(a);
+        let three = u64::from(a) * 100 + u64::from(b) * 10 + u64::from(c);
+        value = value.checked_mul(1000)?.checked_add(three)?;
     }
+    let mut digits = whole.len() / 4 * 3;
     if !padded.is_empty() {
         let sextets = base64_sextets(padded);
         let mut bytes = [0u8; 3];
         let n = base64_padded(padded, whole.len() / 4, true, sextets, &mut bytes).ok()?;
-        push(&bytes[..n])?;
+        for &byte in &bytes[..n] {
+            let d = byte.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            first.get_or_insert(d);
+            value = value.checked_mul(10)?.checked_add(u64::from(d))?;
+        }
+        digits += n;
     }
     // Leading zeros are not canonical; a lone `0` is.
-    (first != 0 || digits == 1).then_some(value)
+    (first != Some(0) || digits == 1).then_some(value)
 }
 
 /// The last quad with its padding (`xx==` or `xxx=`): the bytes it holds
@@ -1033,6 +1035,13 @@ mod tests {
         assert_eq!(Encoding::Base64.parse("MQ==").unwrap(), 1);
         assert_eq!(Encoding::Base64.parse("MTI=").unwrap(), 12);
         assert_eq!(Encoding::Base64.parse("MTIz").unwrap(), 123);
+        // A leading zero is refused whether it opens a whole quad or the
+        // padded one, and a lone zero is read: "0", "07", "00", "0123", "1007".
+        assert_eq!(Encoding::Base64.parse("MA==").unwrap(), 0);
+        assert!(why("MDc=").contains("leading zeros"), "{}", why("MDc="));
+        assert!(why("MDA=").contains("leading zeros"));
+        assert!(why("MDEyMw==").contains("leading zeros"));
+        assert_eq!(Encoding::Base64.parse("MTAwNw==").unwrap(), 1007);
         // Longer than the base64 of any 20-digit decimal: refused before decoding.
         let long = "MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0";
         assert_eq!(code(Encoding::Base64, long), "INVALID_ENCODING");
