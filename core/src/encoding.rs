@@ -466,7 +466,7 @@ impl Encoded {
     /// The text's digits in threes from its first, so the last group (the
     /// lowest digits) may be short, and padded. The digits before it are at
     /// most 18, two chunks of nine below 10^9 whose groups of three are
-    /// found independently of one another; those past the text's first
+    /// found independently of one another; those before the text's first
     /// digit are cut with the leading zeros.
     #[inline(always)]
     fn base64(&mut self, id: u64) {
@@ -478,20 +478,29 @@ impl Encoded {
             _ => (id / 100, (id % 100) as usize),
         };
         let (three, two, one) = &BASE64_OF_DIGITS;
-        let mut end = 64;
-        if short > 0 {
-            end -= 4;
-            self.buf[end..].copy_from_slice(if short == 1 { &one[tail] } else { &two[tail] });
-        }
         let chunks = [(head / 1_000_000_000) as u32, (head % 1_000_000_000) as u32];
         let groups = chunks.map(|c| [c / 1_000_000, c / 1000 % 1000, c % 1000]);
-        for (quad, group) in self.buf[end - 24..end]
-            .chunks_exact_mut(4)
-            .zip(groups.as_flattened())
-        {
-            quad.copy_from_slice(&three[*group as usize]);
+        let mut quads = [[0; 4]; 7];
+        for (quad, group) in quads.iter_mut().zip(groups.as_flattened()) {
+            *quad = three[*group as usize];
         }
-        self.start = (end - 4 * (digits / 3)) as u8;
+        // The short group after the others, or the others moved up to the
+        // end: either way every quad lands at a fixed place, so the value
+        // can live in registers rather than memory written at a varying
+        // offset (which its copy to the caller then read back, stalling).
+        quads = match short {
+            0 => [
+                [0; 4], quads[0], quads[1], quads[2], quads[3], quads[4], quads[5],
+            ],
+            1 => [
+                quads[0], quads[1], quads[2], quads[3], quads[4], quads[5], one[tail],
+            ],
+            _ => [
+                quads[0], quads[1], quads[2], quads[3], quads[4], quads[5], two[tail],
+            ],
+        };
+        self.buf[36..].copy_from_slice(quads.as_flattened());
+        self.start = (64 - 4 * digits.div_ceil(3)) as u8;
     }
 
     /// All 64 digits a byte at a time, then the leading zeros cut (one `0` stays).
