@@ -395,20 +395,23 @@ fn a_leader_failover_with_quorum_kept_refuses_nothing() {
     let issuer = {
         let (generator, stop) = (Arc::clone(&generator), Arc::clone(&stop));
         std::thread::spawn(move || {
-            let (mut ids, mut refusals, mut gap) = (Vec::new(), Vec::new(), Duration::ZERO);
-            let mut last = Instant::now();
+            // The longest single call: a call that waited on etcd through the
+            // election would take about as long as it. The time between
+            // calls is not measured: on two cores shared with the sibling
+            // tests and three etcd members, a sleeping thread waking late
+            // (CI once saw 108 ms) says nothing about `next_id`.
+            let (mut ids, mut refusals, mut longest) = (Vec::new(), Vec::new(), Duration::ZERO);
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                match generator.next_id() {
-                    Ok(id) => {
-                        gap = gap.max(last.elapsed());
-                        last = Instant::now();
-                        ids.push(id);
-                    }
+                let called = Instant::now();
+                let issued = generator.next_id();
+                longest = longest.max(called.elapsed());
+                match issued {
+                    Ok(id) => ids.push(id),
                     Err(e) => refusals.push(e.to_string()),
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
-            (ids, refusals, gap)
+            (ids, refusals, longest)
         })
     };
     std::thread::sleep(Duration::from_secs(4));
@@ -430,9 +433,9 @@ fn a_leader_failover_with_quorum_kept_refuses_nothing() {
     let elected = killed.elapsed();
     std::thread::sleep(Duration::from_secs(12));
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (ids, refusals, gap) = issuer.join().unwrap();
+    let (ids, refusals, longest) = issuer.join().unwrap();
     eprintln!(
-        "leader killed: new leader after {elected:?}; {} IDs, {} refusals, largest gap {gap:?}",
+        "leader killed: new leader after {elected:?}; {} IDs, {} refusals, longest call {longest:?}",
         ids.len(),
         refusals.len()
     );
@@ -441,7 +444,10 @@ fn a_leader_failover_with_quorum_kept_refuses_nothing() {
         "{:?}",
         &refusals[..refusals.len().min(3)]
     );
-    assert!(gap < Duration::from_millis(100), "largest gap {gap:?}");
+    assert!(
+        longest < Duration::from_millis(100),
+        "a call took {longest:?}"
+    );
     assert_eq!(
         generator.identity_source(),
         source,
