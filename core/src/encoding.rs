@@ -480,7 +480,7 @@ impl Encoded {
         let (three, two, one) = &BASE64_OF_DIGITS;
         let chunks = [(head / 1_000_000_000) as u32, (head % 1_000_000_000) as u32];
         let groups = chunks.map(|c| [c / 1_000_000, c / 1000 % 1000, c % 1000]);
-        let mut quads = [[0; 4]; 7];
+        let mut quads = [[0; 4]; 6];
         for (quad, group) in quads.iter_mut().zip(groups.as_flattened()) {
             *quad = three[*group as usize];
         }
@@ -488,7 +488,7 @@ impl Encoded {
         // end: either way every quad lands at a fixed place, so the value
         // can live in registers rather than memory written at a varying
         // offset (which its copy to the caller then read back, stalling).
-        quads = match short {
+        let quads: [[u8; 4]; 7] = match short {
             0 => [
                 [0; 4], quads[0], quads[1], quads[2], quads[3], quads[4], quads[5],
             ],
