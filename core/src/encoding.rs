@@ -244,18 +244,8 @@ fn write_decimal(id: u64, out: &mut [u8; 20]) -> usize {
         // leading zeros all lie in the top group.
         3 - usize::from(top >= 10) - usize::from(top >= 100) - usize::from(top >= 1000)
     } else {
-        20 - decimal_len(id)
+        20 - digit_count(id, &DECIMAL_LENGTHS)
     }
-}
-
-/// How many decimal digits `id` has. From the bit length, `bits * 1233 /
-/// 4096` (log10 2 is about 1233/4096) is the count or one less; one
-/// comparison settles which. A lone `0` is one digit.
-#[inline(always)]
-fn decimal_len(id: u64) -> usize {
-    let bits = 64 - (id | 1).leading_zeros() as usize;
-    let guess = (bits * 1233) >> 12;
-    (guess + usize::from(id >= POWERS_OF_10[guess])).max(1)
 }
 
 /// `N` base64 quads.
@@ -343,6 +333,7 @@ static BASE32_PAIRS: [[u8; 2]; 32 * 32] = pairs(BASE32);
 static BASE36_PAIRS: [[u8; 2]; 36 * 36] = pairs(BASE36);
 static BASE58_PAIRS: [[u8; 2]; 58 * 58] = pairs(BASE58);
 
+static DECIMAL_LENGTHS: Lengths = lengths(10);
 static BASE32_LENGTHS: Lengths = lengths(32);
 static BASE36_LENGTHS: Lengths = lengths(36);
 static BASE58_LENGTHS: Lengths = lengths(58);
@@ -366,13 +357,16 @@ const fn chunk_digits(base: u64) -> usize {
     k
 }
 
-/// The multiplier and shift that put a chunk of [`chunk_digits`] digits over
-/// `D = base^(k-2)` in fixed point with 32 fraction bits, as `write8` does
-/// for decimal: `((v * multiplier) >> shift) + 1` is never below `v / D` and
-/// above it by less than `1 + v / 2^shift` units of 2^-32, which must stay
-/// under one unit of the last digit, `2^32 / D`, for every chunk `v`.
-const fn chunk_fixed_point(base: u64) -> (u64, u32) {
-    let k = chunk_digits(base) as u32;
+/// The multiplier and shift that put a number `v` of `k` digits in `base`
+/// over `D = base^(k-2)` in fixed point with 32 fraction bits: the integer
+/// part is its first two digits, and each multiply of the fraction by the
+/// base (or its square) brings up the next, with no division. The fraction
+/// must never fall below its true value (`…99` would come out where `…00`
+/// belongs) nor rise by one unit of the last digit: `((v * multiplier) >>
+/// shift) + 1` is never below `v / D` (the `+ 1` makes up for the truncating
+/// shift) and above it by less than `1 + v / 2^shift` units of 2^-32, which
+/// must stay under `2^32 / D` for every `v`.
+const fn fixed_point(base: u64, k: u32) -> (u64, u32) {
     let d = base.pow(k - 2) as u128;
     let largest = base.pow(k) as u128 - 1;
     let mut shift = 0;
@@ -387,17 +381,6 @@ const fn chunk_fixed_point(base: u64) -> (u64, u32) {
     (multiplier as u64, shift)
 }
 
-/// 10^0 … 10^19.
-const POWERS_OF_10: [u64; 20] = {
-    let mut table = [1u64; 20];
-    let mut i = 1;
-    while i < 20 {
-        table[i] = table[i - 1] * 10;
-        i += 1;
-    }
-    table
-};
-
 /// Four decimal places of `v` (below 10,000) into `out`.
 #[inline(always)]
 fn write4(out: &mut [u8], v: u32) {
@@ -406,16 +389,11 @@ fn write4(out: &mut [u8], v: u32) {
 }
 
 /// Eight decimal places of `v` (below 100,000,000) into `out`, a pair at a
-/// time from `v / 10^6` held in fixed point with 32 fraction bits: each pair
-/// is the integer part, and multiplying the fraction by 100 brings up the
-/// next, with no division. The fraction must never fall below its true value
-/// (`…99` would come out where `…00` belongs) nor rise by 10^-6 or more:
-/// `ceil(2^48 / 10^6)` over-estimates by at most `v / 2^16` units of 2^-32
-/// (1,526 below 10^8), the `+ 1` makes up for the truncating shift, and
-/// 10^-6 is 4,294 units.
+/// time from `v / 10^6` in fixed point (see [`fixed_point`]).
 #[inline(always)]
 fn write8(out: &mut [u8], v: u32) {
-    let mut fixed = ((u64::from(v) * 281_474_977) >> 16) + 1;
+    let (multiplier, shift) = const { fixed_point(10, 8) };
+    let mut fixed = ((u64::from(v) * multiplier) >> shift) + 1;
     for pair in out[..8].chunks_exact_mut(2) {
         pair.copy_from_slice(&DIGIT_PAIRS[(fixed >> 32) as usize]);
         fixed = (fixed & 0xffff_ffff) * 100;
@@ -470,7 +448,7 @@ impl Encoded {
     /// digit are cut with the leading zeros.
     #[inline(always)]
     fn base64(&mut self, id: u64) {
-        let digits = decimal_len(id);
+        let digits = digit_count(id, &DECIMAL_LENGTHS);
         let short = digits % 3;
         let (head, tail) = match short {
             0 => (id, 0),
@@ -527,13 +505,11 @@ impl Encoded {
             (rest % chunk) as u32,
             (id % chunk) as u32,
         ];
-        let (multiplier, shift) = const { chunk_fixed_point(BASE) };
+        let (multiplier, shift) = const { fixed_point(BASE, chunk_digits(BASE) as u32) };
         let first = 64 - 3 * k;
         for (c, value) in chunks.into_iter().enumerate() {
             let mut at = first + c * k;
-            // The chunk over BASE^(k-2) in fixed point, 32 fraction bits
-            // (see `chunk_fixed_point`): the integer part is the first pair,
-            // and each multiply of the fraction brings up the next.
+            // The chunk over BASE^(k-2) in fixed point (see `fixed_point`).
             let mut fixed = ((u64::from(value) * multiplier) >> shift) + 1;
             self.buf[at..at + 2].copy_from_slice(&pairs[(fixed >> 32) as usize]);
             at += 2;

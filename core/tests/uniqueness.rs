@@ -33,14 +33,19 @@ fn assert_unique_and_increasing(per_thread: &[Vec<u64>]) {
     }
 }
 
-#[test]
-fn four_threads_four_million_ids_on_a_wide_sequence() {
-    let layout = Layout::custom(1_288_834_974_657, 41)
+/// 21 sequence bits: 2 million IDs per ms, so the threads race instead of
+/// waiting for the next tick.
+fn wide_sequence() -> Layout {
+    Layout::custom(1_288_834_974_657, 41)
         .node("node_id", 1)
         .sequence_bits(21)
         .build()
-        .unwrap();
-    let generator = Arc::new(Generator::new(layout, &[1]).unwrap());
+        .unwrap()
+}
+
+#[test]
+fn four_threads_four_million_ids_on_a_wide_sequence() {
+    let generator = Arc::new(Generator::new(wide_sequence(), &[1]).unwrap());
     let ids = hammer(generator, 4, 1_000_000);
     assert_unique_and_increasing(&ids);
 }
@@ -51,13 +56,8 @@ fn four_threads_four_million_ids_on_a_wide_sequence() {
 /// again. With the `fail` policy, one such mistake is an error.
 #[test]
 fn racing_threads_never_look_like_the_clock_going_backwards() {
-    let layout = Layout::custom(1_288_834_974_657, 41)
-        .node("node_id", 1)
-        .sequence_bits(21)
-        .build()
-        .unwrap();
     let generator = Arc::new(
-        Generator::builder(layout)
+        Generator::builder(wide_sequence())
             .nodes(&[1])
             .on_clock_backwards(BackwardsPolicy::Fail)
             .build()
