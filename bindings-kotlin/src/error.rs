@@ -76,7 +76,7 @@ impl From<polyflake::Error> for FfiError {
             },
             E::InvalidLayout(_) => FfiError::InvalidLayout { detail: message },
             E::InvalidEncoding { encoding, .. } => FfiError::InvalidEncoding {
-                encoding: encoding.name().to_owned(),
+                encoding: (*encoding).to_owned(),
                 detail: message,
             },
             E::ClockMovedBackwards {

@@ -69,7 +69,7 @@ fn u64_arg_checked(env: &Env, name: &str, value: &Unknown<'_>) -> Result<u64> {
             polyflake::Encoding::Decimal
                 .parse(&text)
                 .map_err(|e| polyflake::Error::InvalidEncoding {
-                    encoding: polyflake::Encoding::Decimal,
+                    encoding: polyflake::Encoding::Decimal.name(),
                     reason: format!("{name}: {e}"),
                 })
                 .or_throw(env)
@@ -159,7 +159,7 @@ pub(crate) fn small_arg(env: &Env, name: &str, value: &Unknown<'_>, max: u64) ->
 
 /// `datacenter_id` -> `datacenterId` (the core's spelling).
 pub(crate) fn camel(name: &str) -> String {
-    polyflake::layout::camel_case(name)
+    polyflake::id::layout::camel_case(name)
 }
 
 /// A JS number that holds `value` exactly, or a RangeError.

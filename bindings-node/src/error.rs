@@ -18,7 +18,10 @@ fn details(err: &polyflake::Error) -> Vec<(&'static str, Detail)> {
     use polyflake::Error as E;
     match err {
         E::FieldOutOfRange { field, value, max } => vec![
-            ("field", Detail::Text(polyflake::layout::camel_case(field))),
+            (
+                "field",
+                Detail::Text(polyflake::id::layout::camel_case(field)),
+            ),
             ("value", Detail::Big(*value)),
             ("max", Detail::Big(*max)),
         ],
@@ -37,7 +40,7 @@ fn details(err: &polyflake::Error) -> Vec<(&'static str, Detail)> {
             ("maxTimestampMs", Detail::Ms((*max_timestamp_ms).into())),
         ],
         E::InvalidEncoding { encoding, .. } => {
-            vec![("encoding", Detail::Text(encoding.name().to_owned()))]
+            vec![("encoding", Detail::Text((*encoding).to_owned()))]
         }
         E::StateIo { path, os_error, .. } => {
             let mut details = vec![("path", Detail::Text(path.clone()))];
@@ -78,7 +81,7 @@ fn message(err: &polyflake::Error) -> String {
     match err {
         polyflake::Error::FieldOutOfRange { field, value, max } => {
             polyflake::Error::FieldOutOfRange {
-                field: polyflake::layout::camel_case(field),
+                field: polyflake::id::layout::camel_case(field),
                 value: *value,
                 max: *max,
             }

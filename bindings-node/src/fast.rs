@@ -13,9 +13,8 @@ use napi::sys;
 use napi::Env;
 use polyflake::{Generator, Layout};
 
-use crate::args::u64_arg;
-use crate::error::{throw, wrong_type};
-use crate::parts::decode_into;
+use crate::args::{exact_number, u64_arg};
+use crate::error::{throw, wrong_type, OrThrow};
 
 fn check(status: sys::napi_status) -> Result<()> {
     if status == sys::Status::napi_ok {
@@ -237,4 +236,20 @@ pub(crate) fn bind_decode<'env>(
             out: reference,
         }),
     )
+}
+
+/// Writes one decoded ID into `out`.
+pub(crate) fn decode_into(
+    env: &Env,
+    layout: &polyflake::Layout,
+    id: u64,
+    out: &mut [f64],
+) -> Result<()> {
+    let parts = layout.decode(id).or_throw(env)?;
+    out[0] = exact_number(env, "timestampMs", i128::from(parts.timestamp_ms))?;
+    out[1] = exact_number(env, "sequence", i128::from(parts.sequence))?;
+    for (slot, (name, value)) in out[2..].iter_mut().zip(parts.fields(layout)) {
+        *slot = exact_number(env, name, i128::from(value))?;
+    }
+    Ok(())
 }

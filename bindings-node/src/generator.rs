@@ -99,7 +99,9 @@ fn read_options(
                 }
                 ("endpoints", Some(settings)) => {
                     settings.endpoints = if value.get_type()? == ValueType::String {
-                        polyflake::registry::parse_endpoints(&unsafe { value.cast::<String>()? })
+                        polyflake::identity::registry::parse_endpoints(&unsafe {
+                            value.cast::<String>()?
+                        })
                     } else {
                         unsafe { value.cast::<Vec<String>>() }.map_err(|_| {
                             wrong_type(env, "endpoints", "a URL string or an array of them")

@@ -6,7 +6,7 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::args::{camel, exact_number, timestamp_arg, u64_arg};
+use crate::args::{camel, timestamp_arg, u64_arg};
 use crate::error::{wrong_type, OrThrow};
 use crate::layout::with_layout;
 
@@ -63,22 +63,6 @@ pub fn bind_decode<'env>(
 ) -> Result<Unknown<'env>> {
     let layout = with_layout(env, &layout, |layout| Ok(layout.clone()))?;
     crate::fast::bind_decode(env, layout, out)
-}
-
-/// Writes one decoded ID into `out`; shared by the fast path and tests.
-pub(crate) fn decode_into(
-    env: &Env,
-    layout: &polyflake::Layout,
-    id: u64,
-    out: &mut [f64],
-) -> Result<()> {
-    let parts = layout.decode(id).or_throw(env)?;
-    out[0] = exact_number(env, "timestampMs", i128::from(parts.timestamp_ms))?;
-    out[1] = exact_number(env, "sequence", i128::from(parts.sequence))?;
-    for (slot, (name, value)) in out[2..].iter_mut().zip(parts.fields(layout)) {
-        *slot = exact_number(env, name, i128::from(value))?;
-    }
-    Ok(())
 }
 
 /// One labelled run of an ID's bits.

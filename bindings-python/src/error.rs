@@ -57,7 +57,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
             ints.insert("allowed_ms", i128::from(*allowed_ms));
         }
         Error::InvalidEncoding { encoding, .. } => {
-            text.insert("encoding", encoding.name().to_owned());
+            text.insert("encoding", (*encoding).to_owned());
         }
         // As OSError has them: `errno` and `filename`.
         Error::StateIo { path, os_error, .. } => {

@@ -36,7 +36,9 @@ pub(crate) const CONNECTORS: &[&dyn LeaseConnector] = &[];
 /// `endpoints` as a list of URLs or one comma-separated string.
 fn endpoints_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     if let Ok(text) = value.cast::<PyString>() {
-        return Ok(polyflake::registry::parse_endpoints(&text.to_cow()?));
+        return Ok(polyflake::identity::registry::parse_endpoints(
+            &text.to_cow()?,
+        ));
     }
     value
         .try_iter()

@@ -1,7 +1,5 @@
 //! The one error type of polyflake. Every binding maps it once, by [`Error::code`].
 
-use crate::encoding::Encoding;
-
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -44,8 +42,10 @@ pub enum Error {
     /// Text that is not exactly a valid 64-bit ID in the given encoding.
     #[error("invalid {encoding} ID: {reason}")]
     InvalidEncoding {
-        /// The encoding the text was parsed with.
-        encoding: Encoding,
+        /// The contract name of the encoding the text was parsed with
+        /// (`"base58"` …). A name rather than the `Encoding` itself, so that
+        /// this module, at the bottom of the crate, imports nothing above it.
+        encoding: &'static str,
         /// What is wrong with it.
         reason: String,
     },

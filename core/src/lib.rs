@@ -23,38 +23,28 @@
 //! # Ok::<(), polyflake::Error>(())
 //! ```
 
-pub mod check;
 pub mod clock;
-pub mod encoding;
 pub mod error;
 pub mod generator;
+pub mod id;
 pub mod identity;
-pub mod layout;
-pub mod lease;
-pub mod mark;
-pub mod parts;
-mod plan;
-pub mod reclaim;
-pub mod registry;
-#[cfg(feature = "serde")]
-pub mod serde_id;
-pub mod tenure;
 
-pub use check::NodeCheck;
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
-pub use encoding::{is_id_key, Encoded, Encoding};
 pub use error::{Error, Result};
 pub use generator::{
     BackwardsPolicy, Generator, GeneratorBuilder, GeneratorStats, IdBlock, TryNext,
 };
-pub use identity::{EnvChoice, Environment, Identity, ProcessEnvironment, WorkerIdentity};
-pub use layout::{Layout, LayoutBuilder, NodeField, MAX_NODE_FIELDS, PRESETS};
-pub use lease::LocalLease;
-pub use mark::{FileMark, MarkStore};
-pub use parts::{Parts, Segment, SegmentKind};
-pub use reclaim::ReclaimingLease;
-pub use registry::{LeaseConnector, RegistrySettings};
-pub use tenure::{Claim, LeaseStats, RemoteLease, Tenure};
+pub use id::encoding::{Encoded, Encoding};
+pub use id::json::is_id_key;
+pub use id::layout::{Layout, LayoutBuilder, NodeField, MAX_NODE_FIELDS, PRESETS};
+pub use id::parts::{Parts, Segment, SegmentKind};
+#[cfg(feature = "serde")]
+pub use id::serde_id;
+pub use identity::{
+    Claim, EnvChoice, Environment, FileMark, Identity, LeaseConnector, LeaseStats, LocalLease,
+    MarkStore, NodeCheck, ProcessEnvironment, ReclaimingLease, RegistrySettings, RemoteLease,
+    Tenure, WorkerIdentity,
+};
 
 /// The README's Rust examples, run as doctests so that they stay true.
 #[cfg(doctest)]

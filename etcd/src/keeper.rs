@@ -10,14 +10,15 @@ use etcd_client::{
     Client, Compare, CompareOp, ConnectOptions, GetOptions, LeaseKeepAliveStream, LeaseKeeper,
     PutOptions, Txn, TxnOp,
 };
-use polyflake::identity::{node_space, split_node_number};
-use polyflake::lease::layout_key;
-use polyflake::tenure::Generation;
+use polyflake::identity::lease::layout_key;
+use polyflake::identity::nodes::{node_space, split_node_number};
+use polyflake::identity::tenure::Generation;
 use polyflake::{Claim, Clock, Error, Layout, Result, Tenure};
 use tokio::sync::watch;
 use tokio::time::{sleep, sleep_until, timeout, Instant};
 
 use crate::mark::EtcdMark;
+use crate::owner::owner;
 use polyflake::RegistrySettings as Settings;
 
 pub(crate) struct Keeper {
@@ -268,13 +269,14 @@ impl Keeper {
     }
 
     fn unreachable(&self, why: impl std::fmt::Display) -> Error {
-        let why = polyflake::registry::scrubbed(&why.to_string(), &self.settings.endpoints);
+        let why =
+            polyflake::identity::registry::scrubbed(&why.to_string(), &self.settings.endpoints);
         Error::LeaseLost(format!(
             "cannot reach etcd at {} ({why})",
             self.settings
                 .endpoints
                 .iter()
-                .map(|e| polyflake::registry::redacted(e))
+                .map(|e| polyflake::identity::registry::redacted(e))
                 .collect::<Vec<_>>()
                 .join(",")
         ))
@@ -504,18 +506,4 @@ async fn renew(
         Some(response) => Ok(response.ttl()),
         None => Err("etcd closed the keep-alive stream".into()),
     }
-}
-
-/// What the worker key holds: which process has the value, for operators,
-/// and its clock reading, for claimants comparing clocks.
-pub(crate) fn owner(clock_ms: i64) -> String {
-    format!("{} clock={clock_ms}", host_and_pid())
-}
-
-fn host_and_pid() -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_default();
-    format!("host={} pid={}", host.trim(), std::process::id())
 }

@@ -36,6 +36,7 @@
 
 mod keeper;
 mod mark;
+mod owner;
 
 use std::fmt;
 use std::ops::Range;
@@ -43,7 +44,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-pub use polyflake::registry::{
+pub use polyflake::identity::registry::{
     DEFAULT_KEEP_ALIVE, DEFAULT_PREFIX, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SAFETY_MARGIN, DEFAULT_TTL,
 };
 use polyflake::{

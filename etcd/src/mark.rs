@@ -139,7 +139,7 @@ impl EtcdMark {
         if let Some(ms) = clock_ms {
             puts.push(TxnOp::put(
                 self.worker_key.as_str(),
-                crate::keeper::owner(ms),
+                crate::owner::owner(ms),
                 Some(PutOptions::new().with_lease(self.lease_id)),
             ));
         }

@@ -11,8 +11,8 @@ use super::marks::{floor_state, Mark};
 use super::{BackwardsPolicy, Generator, IdentityNote, Padded, NONE};
 use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{Error, Result};
-use crate::identity::WorkerIdentity;
-use crate::layout::{Layout, MAX_NODE_FIELDS};
+use crate::id::layout::{Layout, MAX_NODE_FIELDS};
+use crate::identity::resolve::WorkerIdentity;
 
 /// Configures a [`Generator`].
 #[must_use]

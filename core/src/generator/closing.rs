@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::{lock, Generator, CLOSED, NONE};
 use crate::error::{Error, Result};
-use crate::mark::MarkStore;
+use crate::identity::mark::MarkStore;
 
 pub(super) fn closed() -> Error {
     Error::LeaseLost("the generator was closed: its worker identity is given up".into())

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::tenure::LeaseStats;
+use crate::identity::tenure::LeaseStats;
 
 /// Counted on a cache line of its own, apart from the hot state.
 #[repr(align(64))]

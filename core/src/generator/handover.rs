@@ -7,12 +7,12 @@ use std::sync::{Arc, Mutex};
 use super::marks::floor_state;
 use super::{closed, lock, Generator, CLOSED, NONE};
 use crate::error::{Error, Result};
-use crate::layout::MAX_NODE_FIELDS;
-use crate::tenure::{Claim, RemoteLease, Tenure};
+use crate::id::layout::MAX_NODE_FIELDS;
+use crate::identity::tenure::{Claim, RemoteLease, Tenure};
 
 /// An identity held from a registry that can lapse.
 pub(super) struct Held {
-    pub(super) check: Option<crate::NodeCheck>,
+    pub(super) check: Option<crate::identity::check::NodeCheck>,
     /// The last offer the check admitted (it is asked once per offer).
     pub(super) admitted: std::sync::atomic::AtomicU64,
     pub(super) tenure: Arc<Tenure>,

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use super::{lock, Generator};
 use crate::error::Result;
-use crate::layout::Layout;
-use crate::mark::MarkStore;
+use crate::id::layout::Layout;
+use crate::identity::mark::MarkStore;
 
 /// The persisted high-water mark: IDs are issued only in ticks below
 /// `limit` (0: nothing persisted yet); a later tick persists a new mark first.

@@ -16,10 +16,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{Error, Result};
-use crate::identity::WorkerIdentity;
-use crate::layout::{Layout, MAX_NODE_FIELDS};
-use crate::mark::DEFAULT_MARK_LEAD_MS;
-use crate::registry::LeaseConnector;
+use crate::id::layout::{Layout, MAX_NODE_FIELDS};
+use crate::identity::mark::DEFAULT_MARK_LEAD_MS;
+use crate::identity::registry::LeaseConnector;
+use crate::identity::resolve::WorkerIdentity;
 
 pub use builder::GeneratorBuilder;
 use closing::closed;

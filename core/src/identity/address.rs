@@ -5,9 +5,9 @@
 
 use std::net::Ipv4Addr;
 
-use super::split_node_number;
+use super::nodes::split_node_number;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
+use crate::id::layout::Layout;
 
 /// The value of `POLYFLAKE_NODE_ID` that asks for this identity.
 pub const PRIVATE_IP: &str = "private-ip";
@@ -39,7 +39,7 @@ pub fn nodes_from_private_ipv4(
     layout: &Layout,
     addresses: &[(String, Ipv4Addr)],
 ) -> Result<(Vec<u64>, String)> {
-    let variable = format!("{}={PRIVATE_IP}", super::ENV_NODE_ID);
+    let variable = format!("{}={PRIVATE_IP}", super::variables::ENV_NODE_ID);
     let Some((interface, address, (net, len))) = addresses
         .iter()
         .find_map(|(i, a)| private_range(*a).map(|r| (i, *a, r)))
@@ -55,7 +55,7 @@ pub fn nodes_from_private_ipv4(
         };
         return Err(Error::InvalidArgument(format!(
             "{variable}: this host has no private IPv4 address (10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16), {seen}; set {} to a number instead",
-            super::ENV_NODE_ID
+            super::variables::ENV_NODE_ID
         )));
     };
     let node_bits: u32 = layout

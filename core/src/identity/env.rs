@@ -5,13 +5,11 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use super::{
-    field_variable, node_space, split_node_number, Identity, ENV_NODE_ID, ENV_ORDINAL,
-    ENV_STATE_DIR, ENV_WORKER_BITS,
-};
+use super::nodes::{field_variable, node_space, split_node_number, Identity};
+use super::registry::{parse_endpoints, prefix_variable, RegistrySettings};
+use super::variables::{ENV_NODE_ID, ENV_ORDINAL, ENV_STATE_DIR, ENV_WORKER_BITS};
 use crate::error::{Error, Result};
-use crate::layout::{Layout, MAX_NODE_FIELDS};
-use crate::registry::{parse_endpoints, prefix_variable, RegistrySettings};
+use crate::id::layout::{Layout, MAX_NODE_FIELDS};
 
 /// Where variables are read from: the process environment, or a map in tests.
 pub trait Environment {
@@ -134,7 +132,7 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
     let ordinal = read(env, ENV_ORDINAL)?;
     let mut chosen: Vec<String> = registries
         .iter()
-        .map(|(name, _)| crate::registry::endpoints_variable(name))
+        .map(|(name, _)| super::registry::endpoints_variable(name))
         .collect();
     if node_id.is_some() {
         chosen.push(ENV_NODE_ID.to_owned());
@@ -166,7 +164,7 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         if settings.endpoints.is_empty() {
             return Err(Error::InvalidArgument(format!(
                 "{} names no endpoint",
-                crate::registry::endpoints_variable(&name)
+                super::registry::endpoints_variable(&name)
             )));
         }
         if let Some(prefix) = read(env, &prefix_variable(&name))? {
@@ -181,7 +179,7 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
             ("REQUEST_TIMEOUT_MS", &mut settings.request_timeout),
         ];
         for (suffix, setting) in durations {
-            let variable = crate::registry::setting_variable(&name, suffix);
+            let variable = super::registry::setting_variable(&name, suffix);
             if let Some(ms) = read(env, &variable)? {
                 *setting = std::time::Duration::from_millis(parse_number(&variable, &ms)?);
             }
@@ -553,7 +551,7 @@ mod tests {
 
     #[test]
     fn every_preset_with_every_variable_form() {
-        for name in crate::layout::PRESETS {
+        for name in crate::id::layout::PRESETS {
             let layout = Layout::preset(name).unwrap();
             let fields: Vec<String> = layout
                 .node_fields()

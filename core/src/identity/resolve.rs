@@ -1,25 +1,26 @@
 //! Identity resolution: the one place where the environment is read, local
 //! leases are locked, marks are loaded and remote leases are started. The
 //! result, a [`WorkerIdentity`], is handed to
-//! [`GeneratorBuilder::identity`](crate::GeneratorBuilder::identity), which
+//! `GeneratorBuilder::identity` (in the generator, above), which
 //! only validates and assembles.
 
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::check::NodeCheck;
 use super::env::{choose_from_env, state_dir, EnvChoice, Environment, ProcessEnvironment};
-use super::{join_node_number, ENV_STATE_FILE};
-use crate::check::NodeCheck;
+use super::lease::LocalLease;
+use super::mark::{FileMark, MarkStore};
+use super::nodes::join_node_number;
+use super::reclaim::ReclaimingLease;
+use super::registry::{find_connector, LeaseConnector, RegistrySettings};
+use super::tenure::Claim;
+use super::tenure::{RemoteLease, Tenure};
+use super::variables::ENV_STATE_FILE;
 use crate::clock::Clock;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
-use crate::lease::LocalLease;
-use crate::mark::{FileMark, MarkStore};
-use crate::reclaim::ReclaimingLease;
-use crate::registry::{find_connector, LeaseConnector, RegistrySettings};
-use crate::tenure::Claim;
-use crate::tenure::{RemoteLease, Tenure};
+use crate::id::layout::Layout;
 
 /// How long [`WorkerIdentity::checked`] waits for a lease to offer another
 /// value after a refusal.

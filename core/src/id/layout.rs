@@ -3,9 +3,9 @@
 use std::borrow::Cow;
 
 use crate::error::{Error, Result};
-pub(crate) use crate::plan::mask;
-use crate::plan::Plan;
-pub use crate::plan::MAX_NODE_FIELDS;
+pub(crate) use crate::id::plan::mask;
+use crate::id::plan::Plan;
+pub use crate::id::plan::MAX_NODE_FIELDS;
 
 /// Names a node field may not take, because decoded parts already use them.
 /// Names a node field cannot take: every binding's decoded parts carry these

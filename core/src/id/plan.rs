@@ -5,9 +5,6 @@
 //! decoder written for one layout; a custom layout runs the same code over a
 //! plan built at run time.
 
-use crate::error::{Error, Result};
-use crate::parts::Parts;
-
 /// The most node fields a layout may have. Keeps decoded parts on the stack.
 pub const MAX_NODE_FIELDS: usize = 8;
 
@@ -86,34 +83,5 @@ impl Plan {
         // The span may pass i64::MAX when the epoch is negative; the sum does
         // not (checked when the layout was built), so it wraps back into range.
         self.epoch_ms.wrapping_add((ticks * self.tick_ms) as i64)
-    }
-
-    /// Splits an ID, refusing one with unused bits set. Inlined into each
-    /// caller so that a constant plan folds into constant shifts.
-    #[inline(always)]
-    pub(crate) fn decode(&self, id: u64) -> Result<Parts> {
-        if id & !self.id_mask != 0 {
-            return Err(Error::out_of_range("id", id, self.id_mask));
-        }
-        let ticks = id >> self.time_shift;
-        let mut nodes = [0; MAX_NODE_FIELDS];
-        // The first field is read whatever the count, so that reading it
-        // costs no branch; without node fields its mask is zero.
-        nodes[0] = (id >> self.node_shift[0]) & self.node_max[0];
-        let count = self.node_count.clamp(1, MAX_NODE_FIELDS);
-        for ((slot, shift), max) in nodes[1..count]
-            .iter_mut()
-            .zip(&self.node_shift[1..count])
-            .zip(&self.node_max[1..count])
-        {
-            *slot = (id >> shift) & max;
-        }
-        Ok(Parts::new(
-            self.timestamp_of(ticks),
-            ticks,
-            (id >> self.sequence_shift) & self.max_sequence,
-            nodes,
-            self.node_count as u8,
-        ))
     }
 }

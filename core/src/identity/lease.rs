@@ -15,10 +15,10 @@ use std::io::Write;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::mark::{FileMark, MarkStore};
+use super::nodes::{node_space, split_node_number};
 use crate::error::{Error, Result};
-use crate::identity::{node_space, split_node_number};
-use crate::layout::Layout;
-use crate::mark::{FileMark, MarkStore};
+use crate::id::layout::Layout;
 
 /// A node value held by this process for as long as the lease lives.
 #[derive(Debug)]

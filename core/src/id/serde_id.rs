@@ -17,7 +17,7 @@ use std::fmt;
 use serde::de::{self, Visitor};
 use serde::{Deserializer, Serializer};
 
-use crate::encoding::Encoding;
+use crate::id::encoding::Encoding;
 
 /// Writes an ID as its decimal string.
 pub fn serialize<S: Serializer>(id: &u64, serializer: S) -> Result<S::Ok, S::Error> {

@@ -1,7 +1,7 @@
 //! Identities held from a registry that can lapse (a remote lease).
 //!
 //! The registry client lives outside the core (its own crate, with its own
-//! async runtime, reached through a [`LeaseConnector`](crate::registry::LeaseConnector)); it talks to the generator only through a [`Tenure`]: it
+//! async runtime, reached through a [`LeaseConnector`](super::registry::LeaseConnector)); it talks to the generator only through a [`Tenure`]: it
 //! stamps how long the held identity may still be used, says when it is
 //! lost, and offers a new one. The generator checks the stamp on every ID
 //! (one atomic load, against the clock reading it takes anyway), so a process
@@ -12,10 +12,10 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+use super::mark::MarkStore;
 use crate::clock::Clock;
 use crate::error::Result;
-use crate::layout::Layout;
-use crate::mark::MarkStore;
+use crate::id::layout::Layout;
 
 /// One identity held from a registry.
 #[derive(Debug, Clone)]
@@ -40,7 +40,7 @@ pub trait RemoteLease: Send + Sync + fmt::Debug {
     /// generator's own.
     fn start(&self, layout: &Layout, clock: Arc<dyn Clock>, tenure: Arc<Tenure>) -> Result<Claim>;
 
-    /// The application's [`NodeCheck`](crate::NodeCheck) refused `claim`
+    /// The application's [`NodeCheck`](super::check::NodeCheck) refused `claim`
     /// (the one in force or the one offered): release it, never offer its
     /// value again, and offer another. Returns whether another will be
     /// offered; the default cannot, so the refusal stands.

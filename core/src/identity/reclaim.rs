@@ -8,13 +8,13 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::lease::LocalLease;
+use super::mark::MarkStore;
+use super::nodes::{join_node_number, node_space};
+use super::tenure::{Claim, Generation, RemoteLease, Tenure};
 use crate::clock::Clock;
 use crate::error::Result;
-use crate::identity::node_space;
-use crate::layout::Layout;
-use crate::lease::LocalLease;
-use crate::mark::MarkStore;
-use crate::tenure::{Claim, Generation, RemoteLease, Tenure};
+use crate::id::layout::Layout;
 
 /// Leases node values under a state directory and claims again when a held
 /// lock file disappears. Give it to
@@ -71,7 +71,7 @@ impl RemoteLease for ReclaimingLease {
         let Some(started) = self.started.get() else {
             return false;
         };
-        let number = crate::identity::join_node_number(&started.layout, &claim.nodes);
+        let number = join_node_number(&started.layout, &claim.nodes);
         started
             .refused
             .lock()

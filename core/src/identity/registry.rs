@@ -8,8 +8,8 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::tenure::RemoteLease;
 use crate::error::{Error, Result};
-use crate::tenure::RemoteLease;
 
 /// The key prefix registries use unless told otherwise.
 pub const DEFAULT_PREFIX: &str = "/polyflake";

@@ -2,7 +2,8 @@
 //! an ID and its fields.
 
 use crate::error::{Error, Result};
-use crate::layout::{mask, Layout, MAX_NODE_FIELDS};
+use crate::id::layout::Layout;
+use crate::id::plan::{mask, Plan, MAX_NODE_FIELDS};
 
 /// The fields of one ID. `Copy`, allocation-free; names come from the layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,6 +104,37 @@ impl Segment {
     /// The segment's bits, most significant first, zero-padded to its width.
     pub fn bits(&self) -> String {
         format!("{:0width$b}", self.value, width = usize::from(self.width()))
+    }
+}
+
+impl Plan {
+    /// Splits an ID, refusing one with unused bits set. Inlined into each
+    /// caller so that a constant plan folds into constant shifts.
+    #[inline(always)]
+    pub(crate) fn decode(&self, id: u64) -> Result<Parts> {
+        if id & !self.id_mask != 0 {
+            return Err(Error::out_of_range("id", id, self.id_mask));
+        }
+        let ticks = id >> self.time_shift;
+        let mut nodes = [0; MAX_NODE_FIELDS];
+        // The first field is read whatever the count, so that reading it
+        // costs no branch; without node fields its mask is zero.
+        nodes[0] = (id >> self.node_shift[0]) & self.node_max[0];
+        let count = self.node_count.clamp(1, MAX_NODE_FIELDS);
+        for ((slot, shift), max) in nodes[1..count]
+            .iter_mut()
+            .zip(&self.node_shift[1..count])
+            .zip(&self.node_max[1..count])
+        {
+            *slot = (id >> shift) & max;
+        }
+        Ok(Parts::new(
+            self.timestamp_of(ticks),
+            ticks,
+            (id >> self.sequence_shift) & self.max_sequence,
+            nodes,
+            self.node_count as u8,
+        ))
     }
 }
 
