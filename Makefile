@@ -6,10 +6,17 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help demo deps fuzz test-fuzz e2e test-e2e bench-pg test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
+
+check: ## The fast inner loop (Rust alone): rustfmt, clippy, the core's layers, the core's tests, the golden vectors
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --all-targets -- -D warnings
+	bash scripts/check-lean.sh
+	$(CARGO) test -q -p polyflake
+	$(PYTHON) tests/vectors/make_vectors.py --check
 
 demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and run the demonstration
 	bash scripts/demo.sh

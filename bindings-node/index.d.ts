@@ -6,6 +6,26 @@ export type PresetName = 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'so
 /** An encoding's name. */
 export type EncodingName =
   | 'decimal' | 'hex' | 'base2' | 'base32' | 'base36' | 'base58' | 'base64' | 'crockford32' | 'bytes'
+/** Why a generator refuses to issue: `err.reason` of a `LEASE_LOST` error (from the core). */
+export type LeaseLostReason =
+  | 'closed' | 'forked' | 'lapsed' | 'unreachable' | 'taken_over' | 'exhausted' | 'clock_gap'
+  | 'check_refused' | 'state_unsafe'
+/** What kind of mistake: `err.kind` of an `INVALID_ARGUMENT` error (from the core). */
+export type ArgumentKind = 'unknown_name' | 'missing_field' | 'configuration' | 'not_in_build' | 'node_check' | 'usage'
+/**
+ * What a polyflake error carries besides its message: the contract's `code`, and by code its
+ * details (`reason` and `retryable` for `LEASE_LOST`, `kind` for `INVALID_ARGUMENT`, `field`,
+ * `value`, `max` for `FIELD_OUT_OF_RANGE` …).
+ */
+export interface PolyflakeError extends Error {
+  code: string
+  reason?: LeaseLostReason
+  retryable?: boolean
+  kind?: ArgumentKind
+  field?: string
+  value?: bigint
+  max?: bigint
+}
 /** A 64-bit value: a bigint, a decimal string, or a safe integer. */
 export type IdInput = bigint | string | number
 /** `compose`'s parts: the timestamp, the sequence, and every node field (camelCase). */
@@ -84,6 +104,11 @@ export declare class Generator {
    * `LEASE_LOST`. A second call does nothing.
    */
   close(): void
+  /**
+   * Counts since the generator was built: waits at the per-tick ceiling,
+   * clock-backwards events by outcome, the lease's renewals and losses.
+   */
+  stats(): GeneratorStats
   get layout(): JsLayout
   /** Where the worker identity came from. */
   get identitySource(): string
@@ -148,6 +173,12 @@ export declare function _bindNextId(generator: Generator): () => bigint
 /** `nextIdString` bound to one generator. */
 export declare function _bindNextIdString(generator: Generator): () => string
 
+/**
+ * The contract's names of the lease-lost reasons and argument kinds, from
+ * the core: the typings' unions are checked against them.
+ */
+export declare function _errorNames(): Array<Array<string>>
+
 /** Builds an ID: `compose('twitter', { timestampMs, sequence, datacenterId, machineId })`. */
 export declare function compose(layout: Layout | PresetName, parts: ComposeParts): bigint
 
@@ -178,11 +209,32 @@ export declare function explain(id: bigint | string | number, layout: Layout | P
 /** Text for text encodings; a `Buffer` of 8 bytes for `'bytes'`. */
 export declare function formatId(id: bigint | string | number, encoding?: EncodingName): string | Buffer
 
+/** Counts since the generator was built. */
+export interface GeneratorStats {
+  /** Calls that found their tick's sequence spent and waited for the next. */
+  ceilingWaits: number
+  /** Calls that waited for a clock behind the last tick (policy `wait`). */
+  clockBackwardsWaited: number
+  /** Calls refused with `CLOCK_MOVED_BACKWARDS`. */
+  clockBackwardsRefused: number
+  /** IDs issued ahead of a clock that was behind (policy `logical`). */
+  clockBackwardsRanAhead: number
+  /** The lease's counts, if the identity is leased. */
+  lease?: LeaseStats
+}
+
 /**
  * Whether `jsonReviver()` treats a JSON key as naming an ID (or an array of
  * IDs): `id`, `ids`, or a key ending in `_id`, `_ids`, `Id`, `Ids`, `ID`, `IDs`.
  */
 export declare function isIdKey(key: string): boolean
+
+/** A lease's renewals, losses and re-acquisitions. */
+export interface LeaseStats {
+  renewals: number
+  losses: number
+  reacquisitions: number
+}
 
 /** The last ID of the tick holding `timestampMs`. */
 export declare function maxId(layout: Layout | PresetName, timestampMs: number | bigint | string | Date): bigint

@@ -844,6 +844,7 @@ module.exports.JsManualClock = nativeBinding.JsManualClock
 module.exports._bindDecode = nativeBinding._bindDecode
 module.exports._bindNextId = nativeBinding._bindNextId
 module.exports._bindNextIdString = nativeBinding._bindNextIdString
+module.exports._errorNames = nativeBinding._errorNames
 module.exports.compose = nativeBinding.compose
 module.exports.ENCODINGS = nativeBinding.ENCODINGS
 module.exports.explain = nativeBinding.explain

@@ -5,14 +5,19 @@
 import * as native from './index'
 
 export type {
+  ArgumentKind,
   ClockOptions,
   ComposeParts,
   CustomLayoutSpec,
   EncodingName,
   EtcdOptions,
   GeneratorOptions,
+  GeneratorStats,
   IdInput,
+  LeaseLostReason,
+  LeaseStats,
   NodeFieldSpec,
+  PolyflakeError,
   PresetName,
   ResolvedOptions,
   Segment,

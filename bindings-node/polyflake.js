@@ -134,7 +134,10 @@ function jsPlan(spec) {
   const fields = []
   for (let i = 0; i < nodes.length; i += 2) fields.push(fieldPlan(nodes[i], nodes[i + 1]))
   return {
-    hiLimit: 2 ** (32 - unused),
+    // The ID holds no bit above the layout's: its high half is below
+    // hiLimit and, for a layout of fewer than 32 bits, its low half below loLimit.
+    hiLimit: unused >= 32 ? 1 : 2 ** (32 - unused),
+    loLimit: unused > 32 ? 2 ** (64 - unused) : 2 ** 32,
     time: fieldPlan(timeShift, timeBits),
     sequence: fieldPlan(sequenceShift, sequenceBits),
     fields,
@@ -152,8 +155,8 @@ function decode(id, layout) {
   if (plan !== undefined && typeof id === 'bigint' && id >= 0n && id <= MAX_ID) {
     halves64[0] = id
     const hi = halves32[HI]
-    if (hi < plan.hiLimit) {
-      const lo = halves32[LO]
+    const lo = halves32[LO]
+    if (hi < plan.hiLimit && lo < plan.loLimit) {
       parts.id = id
       parts.timestampMs = plan.epochMs + field(hi, lo, plan.time) * plan.tickMs
       for (let i = 0; i < names.length; i++) parts[names[i]] = field(hi, lo, plan.fields[i])

@@ -6,6 +6,26 @@ export type PresetName = 'twitter' | 'snowflake' | 'discord' | 'instagram' | 'so
 /** An encoding's name. */
 export type EncodingName =
   | 'decimal' | 'hex' | 'base2' | 'base32' | 'base36' | 'base58' | 'base64' | 'crockford32' | 'bytes'
+/** Why a generator refuses to issue: `err.reason` of a `LEASE_LOST` error (from the core). */
+export type LeaseLostReason =
+  | 'closed' | 'forked' | 'lapsed' | 'unreachable' | 'taken_over' | 'exhausted' | 'clock_gap'
+  | 'check_refused' | 'state_unsafe'
+/** What kind of mistake: `err.kind` of an `INVALID_ARGUMENT` error (from the core). */
+export type ArgumentKind = 'unknown_name' | 'missing_field' | 'configuration' | 'not_in_build' | 'node_check' | 'usage'
+/**
+ * What a polyflake error carries besides its message: the contract's `code`, and by code its
+ * details (`reason` and `retryable` for `LEASE_LOST`, `kind` for `INVALID_ARGUMENT`, `field`,
+ * `value`, `max` for `FIELD_OUT_OF_RANGE` …).
+ */
+export interface PolyflakeError extends Error {
+  code: string
+  reason?: LeaseLostReason
+  retryable?: boolean
+  kind?: ArgumentKind
+  field?: string
+  value?: bigint
+  max?: bigint
+}
 /** A 64-bit value: a bigint, a decimal string, or a safe integer. */
 export type IdInput = bigint | string | number
 /** `compose`'s parts: the timestamp, the sequence, and every node field (camelCase). */

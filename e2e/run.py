@@ -476,24 +476,45 @@ def load(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def check(
-    run: Run, watch: Watch, records: list[dict[str, Any]], timings: dict[str, Any]
-) -> tuple[list[str], dict[str, Any]]:
-    """Every assertion of the run: a list of failures (empty when all hold)
-    and the figures for the report."""
-    failures: list[str] = []
-    figures: dict[str, Any] = {}
-    epoch = polyflake.Layout(LAYOUT).epoch_ms
-    ok = [r for r in records if r.get("status") == 200]
+@dataclass
+class Verdict:
+    """What the checks found: a failure for each assertion that does not
+    hold (none when all do), and the figures for the report."""
+
+    failures: list[str] = field(default_factory=list)
+    figures: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, why: str) -> None:
+        self.failures.append(why)
+
+
+def id_time(id: int) -> int:
+    """The Unix millisecond an ID of the run's layout was issued in."""
+    return polyflake.decode(id, LAYOUT).timestamp_ms
+
+
+def node_value(parts: polyflake.Parts) -> int:
+    """The node value an ID was issued under: its node fields read as one
+    number, most significant first (as etcd's worker keys number them)."""
+    node = 0
+    for name, bits in polyflake.Layout(LAYOUT).nodes:
+        node = (node << bits) | getattr(parts, name)
+    return node
+
+
+def check_unique(
+    ok: list[dict[str, Any]], records: list[dict[str, Any]], v: Verdict
+) -> None:
+    """No ID twice, no primary-key violation; refusals counted by replica and code."""
     ids = [int(i) for r in ok for i in r["ids"]]
-    figures["IDs received"] = len(ids)
-    figures["duplicate IDs"] = len(ids) - len(set(ids))
-    if figures["duplicate IDs"]:
-        failures.append(f"{figures['duplicate IDs']} duplicate IDs")
+    v.figures["IDs received"] = len(ids)
+    v.figures["duplicate IDs"] = len(ids) - len(set(ids))
+    if v.figures["duplicate IDs"]:
+        v.fail(f"{v.figures['duplicate IDs']} duplicate IDs")
     violations = [r for r in ok if r.get("db_error")]
-    figures["primary-key violations"] = len(violations)
+    v.figures["primary-key violations"] = len(violations)
     if violations:
-        failures.append(
+        v.fail(
             f"{len(violations)} batches hit a primary-key violation: {violations[0]['db_error']}"
         )
     refusals: dict[str, int] = {}
@@ -501,9 +522,12 @@ def check(
         if r.get("status") != 200:
             key = f"{r['replica']} {r.get('status')} {r.get('code')}"
             refusals[key] = refusals.get(key, 0) + 1
-    figures["refused or unanswered requests"] = refusals
+    v.figures["refused or unanswered requests"] = refusals
 
-    # Who held which node value, by etcd's own record.
+
+def check_holders(run: Run, watch: Watch, ok: list[dict[str, Any]], v: Verdict) -> None:
+    """Every ID was issued under a node value that etcd's own record showed
+    its issuer holding at the ID's time."""
     pids = {i.process.pid: i.name for i in run.instances}
     pids[run.embedded_pid] = "embedded"
     times = [t for t, _ in watch.samples]
@@ -514,8 +538,8 @@ def check(
         checked: set[tuple[int, int]] = set()
         for text in r["ids"]:
             id = int(text)
-            t = (id >> 22) + epoch
-            n = (id >> 12) & 0x3FF
+            parts = polyflake.decode(id, LAYOUT)
+            t, n = parts.timestamp_ms, node_value(parts)
             if (t, n) in checked:
                 continue
             checked.add((t, n))
@@ -527,14 +551,14 @@ def check(
                     example
                     or f"{source} issued {id} (node {n}, {t} ms) while etcd showed {near}"
                 )
-    figures["IDs under a node value etcd did not show their issuer holding"] = unheld
+    v.figures["IDs under a node value etcd did not show their issuer holding"] = unheld
     if unheld:
-        failures.append(
-            f"{unheld} (time, node) pairs not held by their issuer: {example}"
-        )
+        v.fail(f"{unheld} (time, node) pairs not held by their issuer: {example}")
 
-    # Per replica, strictly increasing: an answer received before another was
-    # asked for holds only smaller IDs.
+
+def check_increasing(ok: list[dict[str, Any]], v: Verdict) -> None:
+    """Per replica, strictly increasing: an answer received before another
+    was asked for holds only smaller IDs."""
     decreasing = 0
     for name in {r["replica"] for r in ok}:
         mine = [r for r in ok if r["replica"] == name]
@@ -547,66 +571,81 @@ def check(
             batch = [int(i) for i in r["ids"]]
             if batch[0] <= highest or any(a >= b for a, b in itertools.pairwise(batch)):
                 decreasing += 1
-    figures["answers not above their replica's earlier answers"] = decreasing
+    v.figures["answers not above their replica's earlier answers"] = decreasing
     if decreasing:
-        failures.append(
+        v.fail(
             f"{decreasing} answers not strictly above earlier answers of their replica"
         )
 
-    # Each fault was seen: the stepped clock refused on r3 alone, and every
-    # replica stopped being ready while etcd was frozen.
+
+def check_faults_seen(
+    run: Run,
+    ok: list[dict[str, Any]],
+    records: list[dict[str, Any]],
+    timings: dict[str, Any],
+    v: Verdict,
+) -> None:
+    """Each fault was seen: the stepped clock refused on r3 alone, the
+    others answered meanwhile, and every timing was observed."""
     step = next(e for e in run.events if e["event"].startswith("r3's wall clock"))
     restored = next(e for e in run.events if e["event"] == "r3's clock restored")
     clock_refusals = [r for r in records if r.get("code") == "CLOCK_MOVED_BACKWARDS"]
     if not clock_refusals or {r["replica"] for r in clock_refusals} != {"r3"}:
-        failures.append(
+        v.fail(
             f"the clock step was refused by {[r['replica'] for r in clock_refusals]}"
         )
     if timings["r3 clock step: CLOCK_MOVED_BACKWARDS refusals"] < 1:
-        failures.append("r3's metrics counted no clock-backwards refusal")
+        v.fail("r3's metrics counted no clock-backwards refusal")
     others = {
         r["replica"]
         for r in ok
         if step["t"] <= r["sent"] and r["received"] <= restored["t"]
     }
     if not {"r1", "r2"} <= others:
-        failures.append(f"only {others} answered while r3's clock was stepped")
-    missing = [k for k, v in timings.items() if v is None]
+        v.fail(f"only {others} answered while r3's clock was stepped")
+    missing = [k for k, t in timings.items() if t is None]
     if missing:
-        failures.append(f"not observed: {missing}")
+        v.fail(f"not observed: {missing}")
 
-    # While etcd was frozen past the TTL, nobody may issue.
+
+def check_frozen(run: Run, ok: list[dict[str, Any]], v: Verdict) -> None:
+    """While etcd was frozen past the TTL, nobody issued."""
     frozen = next(e for e in run.events if e["event"] == "SIGCONT etcd")
     lapse_from = frozen["frozen_from"] + run.settings.ttl_ms
     during: dict[str, list[int]] = {}
     for r in ok:
         for text in r["ids"]:
-            t = (int(text) >> 22) + epoch
+            t = id_time(int(text))
             if lapse_from <= t < frozen["t"]:
                 during.setdefault(r["replica"], []).append(t - frozen["frozen_from"])
-    figures["IDs issued while every lease had lapsed (etcd frozen)"] = sum(
+    v.figures["IDs issued while every lease had lapsed (etcd frozen)"] = sum(
         map(len, during.values())
     )
     if during:
-        failures.append(
+        v.fail(
             "IDs issued while etcd was frozen past the TTL: "
             + ", ".join(
-                f"{k} {len(v)} at +{min(v)}..+{max(v)} ms" for k, v in during.items()
+                f"{k} {len(t)} at +{min(t)}..+{max(t)} ms" for k, t in during.items()
             )
         )
 
-    # The paused replica: nothing under its old value after its lease lapsed.
+
+def check_database(run: Run, ok: list[dict[str, Any]], v: Verdict) -> None:
+    """Every ID is a row; time ranges on the key alone agree with the IDs'
+    times and with created_at; keyset pagination visits every row once."""
+    ids = [int(i) for r in ok for i in r["ids"]]
+    layout = polyflake.Layout(LAYOUT)
+    # SQL cannot call polyflake: the time field's place, from the layout.
+    time_shift = 64 - layout.unused_bits - layout.time_bits
+    epoch = layout.epoch_ms
     with psycopg.connect(run.dsn) as db:
         rows = db.execute("SELECT count(*) FROM orders").fetchone()[0]
         inserted = sum(r.get("inserted", 0) for r in ok)
-        figures["rows"] = rows
+        v.figures["rows"] = rows
         if rows != inserted or rows != len(ids):
-            failures.append(
-                f"{rows} rows, {inserted} inserted, {len(ids)} IDs received"
-            )
-        # Time ranges on the primary key alone.
-        t_first = min((i >> 22) + epoch for i in ids)
-        t_last = max((i >> 22) + epoch for i in ids)
+            v.fail(f"{rows} rows, {inserted} inserted, {len(ids)} IDs received")
+        t_first = min(map(id_time, ids))
+        t_last = max(map(id_time, ids))
         t0 = t_first + (t_last - t_first) // 4
         t1 = t_first + (t_last - t_first) * 3 // 4
         lo, hi = polyflake.min_id(LAYOUT, t0), polyflake.max_id(LAYOUT, t1)
@@ -619,49 +658,36 @@ def check(
         by_time = {
             x
             for (x,) in db.execute(
-                "SELECT id FROM orders WHERE (id >> 22) + %s BETWEEN %s AND %s",
-                (epoch, t0, t1),
+                "SELECT id FROM orders WHERE (id >> %s) + %s BETWEEN %s AND %s",
+                (time_shift, epoch, t0, t1),
             )
         }
-        figures["rows in the middle half, by key range"] = len(by_key)
+        v.figures["rows in the middle half, by key range"] = len(by_key)
         if by_key != by_time or not by_key:
-            failures.append(
+            v.fail(
                 f"the key range holds {len(by_key)} rows, the IDs' times {len(by_time)}"
             )
         tolerance_ms = 2000
         lag = db.execute(
-            "SELECT min(extract(epoch from created_at) * 1000 - ((id >> 22) + %s)),"
-            " max(extract(epoch from created_at) * 1000 - ((id >> 22) + %s)) FROM orders",
-            (epoch, epoch),
+            "SELECT min(extract(epoch from created_at) * 1000 - ((id >> %s) + %s)),"
+            " max(extract(epoch from created_at) * 1000 - ((id >> %s) + %s)) FROM orders",
+            (time_shift, epoch, time_shift, epoch),
         ).fetchone()
-        figures["created_at minus the ID's time, ms (min, max)"] = [
+        v.figures["created_at minus the ID's time, ms (min, max)"] = [
             round(float(x)) for x in lag
         ]
         if not (-50 <= float(lag[0]) and float(lag[1]) <= tolerance_ms):
-            failures.append(
+            v.fail(
                 f"created_at lies {lag} ms from the IDs' times, beyond the tolerance"
             )
-        inner = {
-            x
-            for (x,) in db.execute(
-                "SELECT id FROM orders WHERE created_at BETWEEN to_timestamp(%s / 1000.0)"
-                " AND to_timestamp(%s / 1000.0)",
-                (t0 + tolerance_ms, t1),
-            )
-        }
-        outer = {
-            x
-            for (x,) in db.execute(
-                "SELECT id FROM orders WHERE created_at BETWEEN to_timestamp(%s / 1000.0)"
-                " AND to_timestamp(%s / 1000.0)",
-                (t0 - 50, t1 + tolerance_ms),
-            )
-        }
+        between = (
+            "SELECT id FROM orders WHERE created_at BETWEEN to_timestamp(%s / 1000.0)"
+            " AND to_timestamp(%s / 1000.0)"
+        )
+        inner = {x for (x,) in db.execute(between, (t0 + tolerance_ms, t1))}
+        outer = {x for (x,) in db.execute(between, (t0 - 50, t1 + tolerance_ms))}
         if not (inner <= by_key <= outer):
-            failures.append(
-                "the key range disagrees with created_at beyond the tolerance"
-            )
-        # Keyset pagination visits every row once, in order.
+            v.fail("the key range disagrees with created_at beyond the tolerance")
         seen, last = 0, -(2**63)
         while True:
             page = [
@@ -674,14 +700,29 @@ def check(
             if not page:
                 break
             if page[0] <= last or any(a >= b for a, b in itertools.pairwise(page)):
-                failures.append("keyset pagination went backwards")
+                v.fail("keyset pagination went backwards")
                 break
             seen += len(page)
             last = page[-1]
-        figures["keyset pagination: rows visited"] = seen
+        v.figures["keyset pagination: rows visited"] = seen
         if seen != rows:
-            failures.append(f"keyset pagination visited {seen} of {rows} rows")
-    return failures, figures
+            v.fail(f"keyset pagination visited {seen} of {rows} rows")
+
+
+def check(
+    run: Run, watch: Watch, records: list[dict[str, Any]], timings: dict[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    """Every assertion of the run: a list of failures (empty when all hold)
+    and the figures for the report."""
+    v = Verdict()
+    ok = [r for r in records if r.get("status") == 200]
+    check_unique(ok, records, v)
+    check_holders(run, watch, ok, v)
+    check_increasing(ok, v)
+    check_faults_seen(run, ok, records, timings, v)
+    check_frozen(run, ok, v)
+    check_database(run, ok, v)
+    return v.failures, v.figures
 
 
 def main() -> int:

@@ -16,6 +16,7 @@ pub trait FfiNodeCheck: Send + Sync {
 impl From<uniffi::UnexpectedUniFFICallbackError> for FfiError {
     fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
         FfiError::InvalidArgument {
+            kind: crate::error::ArgumentKind::NodeCheck,
             detail: format!("check threw {}", e.reason),
         }
     }
@@ -23,8 +24,8 @@ impl From<uniffi::UnexpectedUniFFICallbackError> for FfiError {
 
 pub(crate) fn node_check(check: Arc<dyn FfiNodeCheck>) -> NodeCheck {
     NodeCheck::fallible(move |nodes| {
-        check
-            .allow(nodes.to_vec())
-            .map_err(|e| polyflake::Error::InvalidArgument(e.to_string()))
+        check.allow(nodes.to_vec()).map_err(|e| {
+            polyflake::Error::invalid(polyflake::ArgumentKind::NodeCheck, e.to_string())
+        })
     })
 }

@@ -9,7 +9,8 @@ use crate::error::Result;
 pub fn format_id(id: u64, encoding: String) -> Result<String> {
     let encoding = Encoding::from_name(&encoding)?;
     if encoding.is_binary() {
-        return Err(polyflake::Error::InvalidArgument(
+        return Err(polyflake::Error::invalid(
+            polyflake::ArgumentKind::Usage,
             "use Polyflake.formatBytes for the bytes encoding (formatId returns text)".into(),
         )
         .into());

@@ -36,9 +36,13 @@ pub enum FfiError {
         detail: String,
     },
     #[error("{detail}")]
-    LeaseLost { detail: String },
+    LeaseLost {
+        reason: LeaseLostReason,
+        retryable: bool,
+        detail: String,
+    },
     #[error("{detail}")]
-    InvalidArgument { detail: String },
+    InvalidArgument { kind: ArgumentKind, detail: String },
     #[error("{detail}")]
     StateIo {
         path: String,
@@ -87,13 +91,76 @@ impl From<polyflake::Error> for FfiError {
                 allowed_ms,
                 detail: message,
             },
-            E::LeaseLost(_) => FfiError::LeaseLost { detail: message },
-            E::InvalidArgument(_) => FfiError::InvalidArgument { detail: message },
+            E::LeaseLost { reason, .. } => FfiError::LeaseLost {
+                reason: reason.into(),
+                retryable: reason.retryable(),
+                detail: message,
+            },
+            E::InvalidArgument { kind, .. } => FfiError::InvalidArgument {
+                kind: kind.into(),
+                detail: message,
+            },
             E::StateIo { path, os_error, .. } => FfiError::StateIo {
                 path,
                 os_error,
                 detail: message,
             },
+        }
+    }
+}
+
+/// The core's [`polyflake::LeaseLostReason`], as Kotlin's `LeaseLostReason`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum LeaseLostReason {
+    Closed,
+    Forked,
+    Lapsed,
+    Unreachable,
+    TakenOver,
+    Exhausted,
+    ClockGap,
+    CheckRefused,
+    StateUnsafe,
+}
+
+impl From<polyflake::LeaseLostReason> for LeaseLostReason {
+    fn from(reason: polyflake::LeaseLostReason) -> Self {
+        use polyflake::LeaseLostReason as R;
+        match reason {
+            R::Closed => LeaseLostReason::Closed,
+            R::Forked => LeaseLostReason::Forked,
+            R::Lapsed => LeaseLostReason::Lapsed,
+            R::Unreachable => LeaseLostReason::Unreachable,
+            R::TakenOver => LeaseLostReason::TakenOver,
+            R::Exhausted => LeaseLostReason::Exhausted,
+            R::ClockGap => LeaseLostReason::ClockGap,
+            R::CheckRefused => LeaseLostReason::CheckRefused,
+            R::StateUnsafe => LeaseLostReason::StateUnsafe,
+        }
+    }
+}
+
+/// The core's [`polyflake::ArgumentKind`], as Kotlin's `ArgumentKind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum ArgumentKind {
+    UnknownName,
+    MissingField,
+    Configuration,
+    NotInBuild,
+    NodeCheck,
+    Usage,
+}
+
+impl From<polyflake::ArgumentKind> for ArgumentKind {
+    fn from(kind: polyflake::ArgumentKind) -> Self {
+        use polyflake::ArgumentKind as K;
+        match kind {
+            K::UnknownName => ArgumentKind::UnknownName,
+            K::MissingField => ArgumentKind::MissingField,
+            K::Configuration => ArgumentKind::Configuration,
+            K::NotInBuild => ArgumentKind::NotInBuild,
+            K::NodeCheck => ArgumentKind::NodeCheck,
+            K::Usage => ArgumentKind::Usage,
         }
     }
 }

@@ -1,13 +1,15 @@
 //! `FfiGenerator`: wraps `polyflake::Generator`, plus the direct-mapped
 //! `polyflake_next_id` JNA fast path (Generator.kt).
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Duration;
 
 use polyflake::{
-    BackwardsPolicy, Clock, Generator, LeaseConnector, MonotonicClock, RegistrySettings, WallClock,
-    WorkerIdentity,
+    BackwardsPolicy, Clock, Generator, GeneratorRequest, IdentityRequest, MonotonicClock,
+    RegistryDuration, RegistrySettings, WallClock,
 };
+use polyflake_connectors::CONNECTORS;
 
 use crate::clock::FfiManualClock;
 use crate::error::Result;
@@ -30,12 +32,6 @@ pub enum FfiBackwards {
     Logical,
 }
 
-/// The registries this build can lease identities from.
-#[cfg(feature = "etcd")]
-const CONNECTORS: &[&dyn LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
-#[cfg(not(feature = "etcd"))]
-const CONNECTORS: &[&dyn LeaseConnector] = &[];
-
 /// A remote lease's settings; `None` takes the core's default.
 #[derive(uniffi::Record)]
 pub struct FfiRegistrySettings {
@@ -45,6 +41,7 @@ pub struct FfiRegistrySettings {
     pub keep_alive_ms: Option<u64>,
     pub safety_margin_ms: Option<u64>,
     pub request_timeout_ms: Option<u64>,
+    pub max_clock_gap_ms: Option<u64>,
     /// `[start, end)` of the node numbers to claim from.
     pub node_range: Option<Vec<u64>>,
 }
@@ -55,22 +52,25 @@ impl FfiRegistrySettings {
         if let Some(prefix) = self.prefix {
             settings.prefix = prefix;
         }
+        // In the order of `RegistryDuration::ALL`.
         let durations = [
-            (self.ttl_ms, &mut settings.ttl),
-            (self.keep_alive_ms, &mut settings.keep_alive),
-            (self.safety_margin_ms, &mut settings.safety_margin),
-            (self.request_timeout_ms, &mut settings.request_timeout),
+            self.ttl_ms,
+            self.keep_alive_ms,
+            self.safety_margin_ms,
+            self.request_timeout_ms,
+            self.max_clock_gap_ms,
         ];
-        for (ms, slot) in durations {
+        for (setting, ms) in RegistryDuration::ALL.into_iter().zip(durations) {
             if let Some(ms) = ms {
-                *slot = Duration::from_millis(ms);
+                *setting.slot(&mut settings) = Duration::from_millis(ms);
             }
         }
         if let Some(range) = self.node_range {
             let [start, end] = range[..] else {
-                return Err(polyflake::Error::InvalidArgument(format!(
-                    "nodeRange needs a start and an end, not {range:?}"
-                ))
+                return Err(polyflake::Error::invalid(
+                    polyflake::ArgumentKind::Usage,
+                    format!("nodeRange needs a start and an end, not {range:?}"),
+                )
                 .into());
             };
             settings.node_range = Some(start..end);
@@ -86,8 +86,8 @@ pub enum FfiIdentity {
         nodes: Vec<FfiNodeValue>,
     },
     Environment,
-    Registry {
-        name: String,
+    /// A lease from etcd (the connector `polyflake_connectors::ETCD`).
+    Etcd {
         settings: FfiRegistrySettings,
     },
 }
@@ -107,43 +107,54 @@ impl FfiGenerator {
         backwards: FfiBackwards,
         check: Option<Arc<dyn crate::check::FfiNodeCheck>>,
     ) -> Result<Arc<Self>> {
-        let checked = |identity: polyflake::Result<WorkerIdentity>| match &check {
-            Some(check) => identity?.checked(crate::check::node_check(Arc::clone(check))),
-            None => identity,
+        let identity = match identity {
+            FfiIdentity::Given { nodes } => {
+                IdentityRequest::Named(nodes.into_iter().map(|n| (n.name, n.value)).collect())
+            }
+            FfiIdentity::Environment => IdentityRequest::Environment,
+            FfiIdentity::Etcd { settings } => IdentityRequest::Registry {
+                name: polyflake_connectors::ETCD.to_owned(),
+                settings: settings.into_core()?,
+            },
         };
-        let clock: Arc<dyn Clock> = match clock {
-            FfiClock::Monotonic => Arc::new(MonotonicClock::new()),
+        let mut request = GeneratorRequest::new(layout.inner.clone(), identity);
+        request.clock = Some(match clock {
+            FfiClock::Monotonic => Arc::new(MonotonicClock::new()) as Arc<dyn Clock>,
             FfiClock::Wall => Arc::new(WallClock),
             FfiClock::Manual { clock } => Arc::new(clock.inner.clone()),
-        };
-        let layout = &layout.inner;
-        let builder = match identity {
-            FfiIdentity::Given { nodes } => nodes.into_iter().fold(
-                Generator::builder(layout.clone()).shared_clock(clock),
-                |b, n| b.node(n.name, n.value),
-            ),
-            FfiIdentity::Environment => Generator::builder(layout.clone()).identity(checked(
-                WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS),
-            )?),
-            FfiIdentity::Registry { name, settings } => {
-                let settings = settings.into_core()?;
-                Generator::builder(layout.clone()).identity(checked(
-                    WorkerIdentity::resolve_registry(layout, CONNECTORS, &name, &settings, clock),
-                )?)
-            }
-        };
-        let builder = builder.on_clock_backwards(match backwards {
+        });
+        request.policy = match backwards {
             FfiBackwards::Fail => BackwardsPolicy::Fail,
             FfiBackwards::Wait { max_ms } => BackwardsPolicy::Wait { max_ms },
             FfiBackwards::Logical => BackwardsPolicy::Logical,
-        });
+        };
+        request.check = check.map(crate::check::node_check);
         Ok(Arc::new(FfiGenerator {
-            inner: Arc::new(builder.build()?),
+            inner: Arc::new(request.resolve(CONNECTORS)?),
         }))
     }
 
     pub fn next_id(&self) -> Result<u64> {
         Ok(self.inner.next_id()?)
+    }
+
+    /// After `polyflake_next_id` answered `NO_ID` on this thread: the error
+    /// it met, else the next ID (its answer was the layout's all-ones ID,
+    /// which is skipped, or a panic).
+    pub fn next_id_after_fast_path(&self) -> Result<u64> {
+        match FAST_PATH_ERROR.take() {
+            Some(error) => Err(error.into()),
+            None => self.next_id(),
+        }
+    }
+
+    /// After `polyflake_next_ids` answered -1 on this thread: the error it
+    /// met, else `n` IDs.
+    pub fn next_ids_after_fast_path(&self, n: u32) -> Result<Vec<i64>> {
+        match FAST_PATH_ERROR.take() {
+            Some(error) => Err(error.into()),
+            None => self.next_ids(n),
+        }
     }
 
     /// `n` IDs in one crossing, as the bits of `Long`s.
@@ -155,6 +166,10 @@ impl FfiGenerator {
 
     pub fn identity_source(&self) -> String {
         self.inner.identity_source()
+    }
+
+    pub fn stats(&self) -> crate::counts::FfiGeneratorStats {
+        self.inner.stats().into()
     }
 
     pub fn node_values(&self) -> Vec<FfiNodeValue> {
@@ -184,6 +199,19 @@ impl FfiGenerator {
     }
 }
 
+thread_local! {
+    /// The error a fast path met on this thread, which the slow path that
+    /// follows reports instead of asking the core again: a second attempt
+    /// would count a refusal twice in the stats, and could answer otherwise.
+    static FAST_PATH_ERROR: Cell<Option<polyflake::Error>> = const { Cell::new(None) };
+}
+
+/// The backwards policy `Wait`'s default bound, in milliseconds (the core's).
+#[uniffi::export]
+pub fn default_wait_ms() -> u64 {
+    BackwardsPolicy::DEFAULT_WAIT_MS
+}
+
 /// The largest batch `nextIds` hands out in one call (the core's).
 #[uniffi::export]
 pub fn max_batch() -> u64 {
@@ -191,8 +219,8 @@ pub fn max_batch() -> u64 {
 }
 
 /// `polyflake_next_id`'s answer when it cannot issue an ID (an error, or a
-/// panic): the caller then asks `FfiGenerator::next_id`, which reports the
-/// typed error or issues the next ID. All ones is never a valid ID of a
+/// panic): the caller then asks `FfiGenerator::next_id_after_fast_path`,
+/// which reports the typed error or issues the next ID. All ones is never a valid ID of a
 /// layout with an unused bit; in the others it is the layout's very last ID,
 /// which is then skipped, never issued twice.
 pub const NO_ID: i64 = -1;
@@ -206,6 +234,10 @@ pub unsafe extern "C" fn polyflake_next_id(handle: u64) -> i64 {
     let generator = unsafe { &*(handle as usize as *const Generator) };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| generator.next_id())) {
         Ok(Ok(id)) if id as i64 != NO_ID => id as i64,
+        Ok(Err(error)) => {
+            FAST_PATH_ERROR.set(Some(error));
+            NO_ID
+        }
         _ => NO_ID,
     }
 }
@@ -285,6 +317,10 @@ pub unsafe extern "C" fn polyflake_next_ids(handle: u64, out: *mut i64, n: i32) 
     let ids = unsafe { std::slice::from_raw_parts_mut(out.cast::<u64>(), n as usize) };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| generator.fill(ids))) {
         Ok(Ok(())) => n,
+        Ok(Err(error)) => {
+            FAST_PATH_ERROR.set(Some(error));
+            -1
+        }
         _ => -1,
     }
 }

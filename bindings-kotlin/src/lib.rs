@@ -4,6 +4,7 @@
 
 mod check;
 mod clock;
+mod counts;
 mod encoding;
 mod error;
 mod generator;

@@ -139,10 +139,11 @@ test('fromEnv follows the environment', () => {
     assert.match(g.identitySource, /^POLYFLAKE_NODE_ID=37 \(locked at /)
     assert.ok(g instanceof pf.Generator)
     // One live generator per identity: the second is refused, naming the holder.
-    assert.throws(() => pf.Generator.fromEnv('twitter'), (e) => e.code === 'LEASE_LOST' && e.message.includes(`pid ${process.pid}`))
+    assert.throws(() => pf.Generator.fromEnv('twitter'),
+      (e) => e.code === 'LEASE_LOST' && e.message.includes(`pid ${process.pid}`) && e.reason === 'taken_over')
   })
   withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: 'x' }, () => {
-    assert.throws(() => pf.Generator.fromEnv('twitter'), { code: 'INVALID_ARGUMENT', message: /POLYFLAKE_NODE_ID/ })
+    assert.throws(() => pf.Generator.fromEnv('twitter'), { code: 'INVALID_ARGUMENT', kind: 'configuration', message: /POLYFLAKE_NODE_ID/ })
   })
 })
 
@@ -153,7 +154,7 @@ test('close gives up the identity at once, while the generator is still referenc
     const issued = g.nextIds(1000)
     g.close()
     for (const call of [() => g.nextId(), () => g.nextIdString(), () => g.nextIds(2)]) {
-      assert.throws(call, (e) => e.code === 'LEASE_LOST' && /closed/.test(e.message))
+      assert.throws(call, (e) => e.code === 'LEASE_LOST' && /closed/.test(e.message) && e.reason === 'closed' && e.retryable === false)
     }
     const successor = pf.Generator.fromEnv('twitter')
     assert.ok(successor.nextId() > issued[issued.length - 1])
@@ -316,4 +317,43 @@ test('decode in JS and the native decoder agree on every field, whatever the lay
   const parts = pf.decode(ID, 'twitter')
   assert.equal(JSON.stringify(parts, pf.jsonReplacer), JSON.stringify({ ...parts, time: parts.time }, pf.jsonReplacer))
   assert.ok(JSON.stringify(parts, pf.jsonReplacer).includes('"time":"2023-11-14T22:13:20.123Z"'))
+})
+
+test('stats count ceiling waits and clock events, as numbers', () => {
+  const clock = new pf.ManualClock(Number(pf.Layout.SNOWFLAKE.epochMs) + 10_000)
+  const g = new pf.Generator('snowflake', { clock, onClockBackwards: 'logical', nodeId: 1 })
+  assert.deepEqual(g.stats(), {
+    ceilingWaits: 0, clockBackwardsWaited: 0, clockBackwardsRefused: 0, clockBackwardsRanAhead: 0,
+  })
+  g.nextId()
+  clock.advance(-3)
+  g.nextId() // issued ahead of a clock that is behind
+  assert.equal(g.stats().clockBackwardsRanAhead, 1)
+  const strict = new pf.Generator('snowflake', { clock, onClockBackwards: 'fail', nodeId: 2 })
+  strict.nextId()
+  clock.advance(-1)
+  assert.throws(() => strict.nextId(), { code: 'CLOCK_MOVED_BACKWARDS' })
+  assert.equal(strict.stats().clockBackwardsRefused, 1)
+  // A tick's 4096 sequence values spent: the next call waits for the next tick.
+  const wall = new pf.Generator('snowflake', { nodeId: 3 })
+  wall.nextIds(3 * 4096)
+  assert.ok(wall.stats().ceilingWaits >= 1)
+})
+
+test('an unknown option and a missing field say their kind', () => {
+  assert.throws(() => new pf.Generator('twitter', { datacenterId: 1 }), { code: 'INVALID_ARGUMENT', kind: 'missing_field' })
+  assert.throws(() => pf.formatId(1n, 'base62'), { code: 'INVALID_ARGUMENT', kind: 'unknown_name' })
+})
+
+test("the typings' reasons and kinds are the core's names", async () => {
+  const { readFileSync } = await import('node:fs')
+  const addon = createRequire(import.meta.url)('../polyflake.linux-x64-gnu.node')
+  const [reasons, kinds] = addon._errorNames()
+  const dts = readFileSync(new URL('../index.d.ts', import.meta.url), 'utf8')
+  const union = (name) => {
+    const body = dts.match(new RegExp(`export type ${name} =([^/]*?)\n(?:/|export)`))[1]
+    return [...body.matchAll(/'([a-z_]+)'/g)].map((m) => m[1])
+  }
+  assert.deepEqual(union('LeaseLostReason'), reasons)
+  assert.deepEqual(union('ArgumentKind'), kinds)
 })

@@ -15,7 +15,10 @@ import {
   parseId,
   type CustomParts,
   type EtcdOptions,
+  type GeneratorStats,
+  type LeaseLostReason,
   type Parts,
+  type PolyflakeError,
 } from '../polyflake'
 // The native helpers are not part of the package (polyflake.mjs has none).
 // @ts-expect-error _bindDecode is not exported
@@ -49,4 +52,8 @@ const shape: [number, number, string[], string] = [Layout.TWITTER.maxSequence, c
 const source: string = gen.identitySource
 const fields: Record<string, number> = gen.nodeFields
 void [_bindDecode, text, batch, when, ms, again, bits, b58, back, test, fromEnv, json, machine, node, region, leased, presets]
-void [revived, idKey, range, shape, source, fields]
+const stats: GeneratorStats = gen.stats()
+const waits: number = stats.ceilingWaits + (stats.lease?.renewals ?? 0)
+const retry = (e: PolyflakeError): boolean => e.code === 'LEASE_LOST' && e.retryable === true
+const reason: LeaseLostReason | undefined = ({} as PolyflakeError).reason
+void [revived, idKey, range, shape, source, fields, waits, retry, reason]

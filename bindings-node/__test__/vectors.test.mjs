@@ -87,7 +87,8 @@ test('errors carry their codes', () => {
       max_id: () => pf.maxId(l, BigInt(c.timestamp_ms)),
     }[c.op]
     const kind = c.error === 'INVALID_ARGUMENT' ? TypeError : RangeError
-    assert.throws(run, (e) => e instanceof kind && e.code === c.error && (!c.field || e.message.startsWith(camel(c.field))), JSON.stringify(c))
+    assert.throws(run, (e) => e instanceof kind && e.code === c.error && (!c.field || e.message.startsWith(camel(c.field))) &&
+      e.kind === c.kind, JSON.stringify(c))
   }
 })
 

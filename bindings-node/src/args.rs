@@ -148,6 +148,34 @@ pub(crate) fn text_arg(
     unsafe { value.cast::<String>() }
 }
 
+/// An object argument (not null, not an array of the wrong kind: any
+/// object); anything else is `ERR_INVALID_ARG_TYPE` naming it, never napi's
+/// own conversion error.
+pub(crate) fn object_arg<'env>(
+    env: &Env,
+    name: &str,
+    value: Unknown<'env>,
+) -> Result<Object<'env>> {
+    if value.get_type()? != ValueType::Object {
+        return Err(wrong_type(env, name, "an object"));
+    }
+    value.coerce_to_object()
+}
+
+/// An optional object argument: `undefined` and `null` are `None`.
+pub(crate) fn optional_object_arg<'env>(
+    env: &Env,
+    name: &str,
+    value: Option<Unknown<'env>>,
+) -> Result<Option<Object<'env>>> {
+    match value {
+        Some(value) if !matches!(value.get_type()?, ValueType::Undefined | ValueType::Null) => {
+            object_arg(env, name, value).map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
 /// A small count or width.
 pub(crate) fn small_arg(env: &Env, name: &str, value: &Unknown<'_>, max: u64) -> Result<u64> {
     let v = u64_arg(env, name, value)?;

@@ -8,7 +8,7 @@ use std::thread::{self, ThreadId};
 
 use napi::bindgen_prelude::*;
 use napi::{sys, Env, ValueType};
-use polyflake::{Error, NodeCheck};
+use polyflake::{ArgumentKind, Error, NodeCheck};
 
 use crate::error::wrong_type;
 
@@ -36,16 +36,18 @@ fn ok(status: sys::napi_status) -> std::result::Result<(), Error> {
     if status == sys::Status::napi_ok {
         Ok(())
     } else {
-        Err(Error::InvalidArgument(format!(
-            "check: N-API status {status}"
-        )))
+        Err(Error::invalid(
+            ArgumentKind::NodeCheck,
+            format!("check: N-API status {status}"),
+        ))
     }
 }
 
 impl FunctionRef {
     fn call(&self, nodes: &[u64]) -> polyflake::Result<bool> {
         if thread::current().id() != self.thread {
-            return Err(Error::InvalidArgument(
+            return Err(Error::invalid(
+                ArgumentKind::Usage,
                 "check is a JS function: it runs only on the thread that made the generator".into(),
             ));
         }
@@ -78,15 +80,18 @@ impl FunctionRef {
             if sys::napi_call_function(env, this, function, 1, &array, &mut result)
                 != sys::Status::napi_ok
             {
-                return Err(Error::InvalidArgument(format!(
-                    "check threw {}",
-                    take_exception(env)
-                )));
+                return Err(Error::invalid(
+                    ArgumentKind::NodeCheck,
+                    format!("check threw {}", take_exception(env)),
+                ));
             }
             let mut kind = 0;
             ok(sys::napi_typeof(env, result, &mut kind))?;
             if kind != sys::ValueType::napi_boolean {
-                return Err(Error::InvalidArgument("check must return a boolean".into()));
+                return Err(Error::invalid(
+                    ArgumentKind::NodeCheck,
+                    "check must return a boolean".into(),
+                ));
             }
             let mut admitted = false;
             ok(sys::napi_get_value_bool(env, result, &mut admitted))?;

@@ -3,6 +3,7 @@
 //! and lease faults; `err.code` is the contract's stable code.
 
 use napi::{sys, Env, Error, Status};
+use napi_derive::napi;
 
 /// A detail an error carries as a property.
 enum Detail {
@@ -11,9 +12,11 @@ enum Detail {
     Big(u64),
     /// Milliseconds, counts: a number while it is a safe integer.
     Ms(i128),
+    Bool(bool),
 }
 
-/// The error's fields, camelCase, as Python's exceptions carry them.
+/// The error's fields, camelCase, as Python's exceptions carry them. By
+/// variant: a new one does not compile here until it is mapped.
 fn details(err: &polyflake::Error) -> Vec<(&'static str, Detail)> {
     use polyflake::Error as E;
     match err {
@@ -56,7 +59,12 @@ fn details(err: &polyflake::Error) -> Vec<(&'static str, Detail)> {
             ("behindMs", Detail::Ms((*behind_ms).into())),
             ("allowedMs", Detail::Ms((*allowed_ms).into())),
         ],
-        _ => Vec::new(),
+        E::LeaseLost { reason, .. } => vec![
+            ("reason", Detail::Text(reason.name().to_owned())),
+            ("retryable", Detail::Bool(reason.retryable())),
+        ],
+        E::InvalidArgument { kind, .. } => vec![("kind", Detail::Text(kind.name().to_owned()))],
+        E::InvalidLayout(_) => Vec::new(),
     }
 }
 
@@ -105,7 +113,7 @@ fn build(env: &Env, err: &polyflake::Error) -> napi::Result<sys::napi_value> {
     check(unsafe {
         if !err.is_input_error() {
             sys::napi_create_error(raw, code, message, &mut error)
-        } else if err.code() == "INVALID_ARGUMENT" {
+        } else if matches!(err, polyflake::Error::InvalidArgument { .. }) {
             sys::napi_create_type_error(raw, code, message, &mut error)
         } else {
             sys::napi_create_range_error(raw, code, message, &mut error)
@@ -131,6 +139,11 @@ fn build(env: &Env, err: &polyflake::Error) -> napi::Result<sys::napi_value> {
                         sys::napi_create_bigint_uint64(raw, ms as u64, &mut value)
                     }
                 })?;
+                value
+            }
+            Detail::Bool(b) => {
+                let mut value = std::ptr::null_mut();
+                check(unsafe { sys::napi_get_boolean(raw, b, &mut value) })?;
                 value
             }
         };
@@ -180,4 +193,14 @@ impl<T> OrThrow<T> for polyflake::Result<T> {
     fn or_throw(self, env: &Env) -> napi::Result<T> {
         self.map_err(|e| throw(env, e))
     }
+}
+
+/// The contract's names of the lease-lost reasons and argument kinds, from
+/// the core: the typings' unions are checked against them.
+#[napi(js_name = "_errorNames")]
+pub fn error_names() -> Vec<Vec<&'static str>> {
+    vec![
+        polyflake::LeaseLostReason::ALL.map(|r| r.name()).to_vec(),
+        polyflake::ArgumentKind::ALL.map(|k| k.name()).to_vec(),
+    ]
 }

@@ -182,7 +182,7 @@ unsafe fn float64s<'a>(env: &Env, value: sys::napi_value, needed: usize) -> Resu
     if data.is_null() || length < needed {
         return Err(throw(
             env,
-            polyflake::Error::InvalidArgument(format!(
+            polyflake::Error::invalid(polyflake::ArgumentKind::Usage, format!(
                 "the decode buffer holds {length} numbers (detached, or too short); it needs {needed}"
             )),
         ));

@@ -7,20 +7,15 @@ use napi::bindgen_prelude::*;
 use napi::{Env, ValueType};
 use napi_derive::napi;
 use polyflake::{
-    BackwardsPolicy, Clock, Error, Generator, LeaseConnector, MonotonicClock, NodeCheck,
-    RegistrySettings, WorkerIdentity,
+    ArgumentKind, BackwardsPolicy, Error, Generator, GeneratorRequest, IdentityRequest,
+    RegistryDuration, RegistrySettings,
 };
+use polyflake_connectors::{CONNECTORS, ETCD};
 
 use crate::args::{camel, exact_number, u64_arg};
 use crate::clock::JsManualClock;
 use crate::error::{wrong_type, OrThrow};
 use crate::layout::{with_layout, JsLayout};
-
-/// The registries this build can lease identities from.
-#[cfg(feature = "etcd")]
-const CONNECTORS: &[&dyn LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
-#[cfg(not(feature = "etcd"))]
-const CONNECTORS: &[&dyn LeaseConnector] = &[];
 
 /// Issues IDs for one worker identity; safe to share, never the same ID twice.
 #[napi(js_name = "Generator")]
@@ -28,160 +23,132 @@ pub struct JsGenerator {
     inner: Arc<Generator>,
 }
 
-/// What every constructor takes besides the identity.
-struct Options {
-    clock: Arc<dyn Clock>,
-    policy: BackwardsPolicy,
-    /// Node fields by their core name (`new Generator` only).
-    nodes: Vec<(String, u64)>,
-    /// `fromEtcd`'s settings (its own options only).
-    registry: Option<RegistrySettings>,
-    /// The application's check on the node values (resolved identities only).
-    check: Option<NodeCheck>,
-}
-
-/// Which keys an options object may hold beside the clock and policy.
+/// Where the identity comes from, which decides the keys an options object
+/// may hold beside the clock, the policy and the check.
 #[derive(Clone, Copy, PartialEq)]
-enum Extra {
-    NodeFields,
-    Nothing,
+enum Source {
+    /// `new Generator`: node fields by camelCase name; no check.
+    Given,
+    /// `fromEnv`: nothing more.
+    Environment,
+    /// `fromEtcd`: the registry's settings.
     Registry,
 }
 
-fn ms_arg(env: &Env, name: &str, value: &Unknown<'_>) -> Result<Duration> {
-    Ok(Duration::from_millis(u64_arg(env, name, value)?))
-}
-
-/// `{ clock, onClockBackwards, maxBackwardsMs, ...node fields or etcd settings }`.
-fn read_options(
+/// `{ clock, onClockBackwards, maxBackwardsMs, check, ...node fields or etcd
+/// settings }` as the core's request; what is not given is the core's default.
+fn request(
     env: &Env,
     layout: &polyflake::Layout,
     options: Option<&Object<'_>>,
-    extra: Extra,
-) -> Result<Options> {
-    let mut policy = "wait".to_owned();
+    source: Source,
+) -> Result<GeneratorRequest> {
+    let mut policy = None;
     let mut max_ms = BackwardsPolicy::DEFAULT_WAIT_MS;
-    let mut clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
     let mut nodes = Vec::new();
-    let mut check = None;
-    let mut registry =
-        (extra == Extra::Registry).then(|| RegistrySettings::new(Vec::<String>::new()));
-    if let Some(options) = options {
-        for key in Object::keys(options)? {
-            // An option set to `undefined` is an option not given.
-            let Some(value) = options.get::<Unknown<'_>>(&key)? else {
-                continue;
-            };
-            if value.get_type()? == ValueType::Undefined {
-                continue;
+    let mut settings = RegistrySettings::new(Vec::<String>::new());
+    let mut request = GeneratorRequest::new(layout.clone(), IdentityRequest::Environment);
+    let duration = |key: &str| {
+        RegistryDuration::ALL
+            .into_iter()
+            .find(|d| format!("{}Ms", camel(d.name())) == key)
+    };
+    for key in options.map(Object::keys).transpose()?.unwrap_or_default() {
+        let options = options.expect("keys come from the options");
+        // An option set to `undefined` is an option not given.
+        let Some(value) = options.get::<Unknown<'_>>(&key)? else {
+            continue;
+        };
+        if value.get_type()? == ValueType::Undefined {
+            continue;
+        }
+        let registry = source == Source::Registry;
+        match key.as_str() {
+            "onClockBackwards" => {
+                policy = Some(unsafe { value.cast::<String>() }.map_err(|_| {
+                    wrong_type(env, "onClockBackwards", "'fail', 'wait' or 'logical'")
+                })?)
             }
-            match (key.as_str(), registry.as_mut()) {
-                ("onClockBackwards", _) => {
-                    policy = unsafe { value.cast::<String>() }.map_err(|_| {
-                        wrong_type(env, "onClockBackwards", "'fail', 'wait' or 'logical'")
+            "maxBackwardsMs" => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
+            "check" if source != Source::Given => {
+                request.check = Some(crate::check::check_arg(env, &value)?)
+            }
+            "clock" => {
+                request.clock = Some(if value.get_type()? == ValueType::String {
+                    let name = unsafe { value.cast::<String>()? };
+                    polyflake::clock::named_clock(&name, "clock").or_throw(env)?
+                } else {
+                    let manual: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
+                        .map_err(|_| {
+                            wrong_type(env, "clock", "'monotonic', 'wall' or a ManualClock")
+                        })?;
+                    Arc::new(manual.inner.clone())
+                })
+            }
+            "endpoints" if registry => {
+                settings.endpoints = if value.get_type()? == ValueType::String {
+                    polyflake::identity::registry::parse_endpoints(&unsafe {
+                        value.cast::<String>()?
+                    })
+                } else {
+                    unsafe { value.cast::<Vec<String>>() }.map_err(|_| {
+                        wrong_type(env, "endpoints", "a URL string or an array of them")
                     })?
                 }
-                ("maxBackwardsMs", _) => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
-                ("check", _) if extra != Extra::NodeFields => {
-                    check = Some(crate::check::check_arg(env, &value)?)
-                }
-                ("clock", _) => {
-                    if value.get_type()? == ValueType::String {
-                        let name = unsafe { value.cast::<String>()? };
-                        clock = polyflake::clock::named_clock(&name, "clock").or_throw(env)?;
-                    } else {
-                        let manual: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
-                            .map_err(|_| {
-                                wrong_type(env, "clock", "'monotonic', 'wall' or a ManualClock")
-                            })?;
-                        clock = Arc::new(manual.inner.clone());
-                    }
-                }
-                ("endpoints", Some(settings)) => {
-                    settings.endpoints = if value.get_type()? == ValueType::String {
-                        polyflake::identity::registry::parse_endpoints(&unsafe {
-                            value.cast::<String>()?
-                        })
-                    } else {
-                        unsafe { value.cast::<Vec<String>>() }.map_err(|_| {
-                            wrong_type(env, "endpoints", "a URL string or an array of them")
-                        })?
-                    }
-                }
-                ("prefix", Some(settings)) => {
-                    settings.prefix = unsafe { value.cast::<String>() }
-                        .map_err(|_| wrong_type(env, "prefix", "a string"))?
-                }
-                ("ttlMs", Some(settings)) => settings.ttl = ms_arg(env, "ttlMs", &value)?,
-                ("keepAliveMs", Some(settings)) => {
-                    settings.keep_alive = ms_arg(env, "keepAliveMs", &value)?
-                }
-                ("safetyMarginMs", Some(settings)) => {
-                    settings.safety_margin = ms_arg(env, "safetyMarginMs", &value)?
-                }
-                ("requestTimeoutMs", Some(settings)) => {
-                    settings.request_timeout = ms_arg(env, "requestTimeoutMs", &value)?
-                }
-                ("nodeRange", Some(settings)) => {
-                    let pair: Vec<Unknown<'_>> = unsafe { value.cast() }
-                        .map_err(|_| wrong_type(env, "nodeRange", "[start, stop]"))?;
-                    let [start, stop] = pair.as_slice() else {
-                        return Err(wrong_type(env, "nodeRange", "[start, stop]"));
-                    };
-                    settings.node_range = Some(
-                        u64_arg(env, "nodeRange[0]", start)?..u64_arg(env, "nodeRange[1]", stop)?,
-                    );
-                }
-                _ if extra == Extra::NodeFields => {
-                    let field = layout
-                        .node_fields()
-                        .iter()
-                        .find(|f| camel(f.name()) == key)
-                        .map_or(key.clone(), |f| f.name().to_owned());
-                    nodes.push((field, u64_arg(env, &key, &value)?));
-                }
-                _ => {
-                    return Err(Error::InvalidArgument(format!(
-                        "unknown option {key:?}: the identity is not given by the caller here"
-                    )))
-                    .or_throw(env)
-                }
+            }
+            "prefix" if registry => {
+                settings.prefix = unsafe { value.cast::<String>() }
+                    .map_err(|_| wrong_type(env, "prefix", "a string"))?
+            }
+            "nodeRange" if registry => {
+                let pair: Vec<Unknown<'_>> = unsafe { value.cast() }
+                    .map_err(|_| wrong_type(env, "nodeRange", "[start, stop]"))?;
+                let [start, stop] = pair.as_slice() else {
+                    return Err(wrong_type(env, "nodeRange", "[start, stop]"));
+                };
+                settings.node_range =
+                    Some(u64_arg(env, "nodeRange[0]", start)?..u64_arg(env, "nodeRange[1]", stop)?);
+            }
+            key if registry && duration(key).is_some() => {
+                let setting = duration(key).expect("matched");
+                *setting.slot(&mut settings) = Duration::from_millis(u64_arg(env, key, &value)?);
+            }
+            _ if source == Source::Given => {
+                let field = layout
+                    .node_fields()
+                    .iter()
+                    .find(|f| camel(f.name()) == key)
+                    .map_or(key.clone(), |f| f.name().to_owned());
+                nodes.push((field, u64_arg(env, &key, &value)?));
+            }
+            _ => {
+                return Err(Error::invalid(
+                    ArgumentKind::UnknownName,
+                    format!("unknown option {key:?}: the identity is not given by the caller here"),
+                ))
+                .or_throw(env)
             }
         }
     }
-    let policy = BackwardsPolicy::parse(&policy, max_ms, "onClockBackwards").or_throw(env)?;
-    Ok(Options {
-        clock,
-        policy,
-        nodes,
-        registry,
-        check,
-    })
+    let name = policy
+        .as_deref()
+        .unwrap_or(BackwardsPolicy::default().name());
+    request.policy = BackwardsPolicy::parse(name, max_ms, "onClockBackwards").or_throw(env)?;
+    request.identity = match source {
+        Source::Given => IdentityRequest::Named(nodes),
+        Source::Environment => IdentityRequest::Environment,
+        Source::Registry => IdentityRequest::Registry {
+            name: ETCD.to_owned(),
+            settings,
+        },
+    };
+    Ok(request)
 }
 
-/// A generator whose identity is resolved (environment or registry).
-fn resolved(
-    env: &Env,
-    layout: &polyflake::Layout,
-    options: Options,
-    resolve: impl FnOnce(
-        &polyflake::Layout,
-        Arc<dyn Clock>,
-        Option<RegistrySettings>,
-    ) -> polyflake::Result<WorkerIdentity>,
-) -> Result<JsGenerator> {
-    let mut identity = resolve(layout, options.clock, options.registry);
-    if let Some(check) = options.check {
-        identity = identity.and_then(|identity| identity.checked(check));
-    }
-    let identity = identity.or_throw(env)?;
-    let inner = Generator::builder(layout.clone())
-        .identity(identity)
-        .on_clock_backwards(options.policy)
-        .build()
-        .or_throw(env)?;
+/// The one way a generator is made: the request resolved with this build's connectors.
+fn made(env: &Env, request: GeneratorRequest) -> Result<JsGenerator> {
     Ok(JsGenerator {
-        inner: Arc::new(inner),
+        inner: Arc::new(request.resolve(CONNECTORS).or_throw(env)?),
     })
 }
 
@@ -192,19 +159,14 @@ impl JsGenerator {
     pub fn new(
         env: Env,
         #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
-        #[napi(ts_arg_type = "GeneratorOptions")] options: Option<Object<'_>>,
+        #[napi(ts_arg_type = "GeneratorOptions")] options: Option<Unknown<'_>>,
     ) -> Result<Self> {
+        let options = crate::args::optional_object_arg(&env, "options", options)?;
         with_layout(&env, &layout, |layout| {
-            let options = read_options(&env, layout, options.as_ref(), Extra::NodeFields)?;
-            let mut builder = Generator::builder(layout.clone())
-                .shared_clock(options.clock)
-                .on_clock_backwards(options.policy);
-            for (name, value) in options.nodes {
-                builder = builder.node(name, value);
-            }
-            Ok(JsGenerator {
-                inner: Arc::new(builder.build().or_throw(&env)?),
-            })
+            made(
+                &env,
+                request(&env, layout, options.as_ref(), Source::Given)?,
+            )
         })
     }
 
@@ -214,13 +176,14 @@ impl JsGenerator {
     pub fn from_env(
         env: Env,
         #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
-        #[napi(ts_arg_type = "ResolvedOptions")] options: Option<Object<'_>>,
+        #[napi(ts_arg_type = "ResolvedOptions")] options: Option<Unknown<'_>>,
     ) -> Result<Self> {
+        let options = crate::args::optional_object_arg(&env, "options", options)?;
         with_layout(&env, &layout, |layout| {
-            let options = read_options(&env, layout, options.as_ref(), Extra::Nothing)?;
-            resolved(&env, layout, options, |layout, clock, _| {
-                WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS)
-            })
+            made(
+                &env,
+                request(&env, layout, options.as_ref(), Source::Environment)?,
+            )
         })
     }
 
@@ -232,15 +195,14 @@ impl JsGenerator {
     pub fn from_etcd(
         env: Env,
         #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
-        #[napi(ts_arg_type = "EtcdOptions")] options: Object<'_>,
+        #[napi(ts_arg_type = "EtcdOptions")] options: Unknown<'_>,
     ) -> Result<Self> {
+        let options = crate::args::object_arg(&env, "options", options)?;
         with_layout(&env, &layout, |layout| {
-            let options = read_options(&env, layout, Some(&options), Extra::Registry)?;
-            resolved(&env, layout, options, |layout, clock, settings| {
-                let settings =
-                    settings.unwrap_or_else(|| RegistrySettings::new(Vec::<String>::new()));
-                WorkerIdentity::resolve_registry(layout, CONNECTORS, "etcd", &settings, clock)
-            })
+            made(
+                &env,
+                request(&env, layout, Some(&options), Source::Registry)?,
+            )
         })
     }
 
@@ -275,6 +237,13 @@ impl JsGenerator {
     #[napi(catch_unwind)]
     pub fn close(&self) {
         self.inner.close();
+    }
+
+    /// Counts since the generator was built: waits at the per-tick ceiling,
+    /// clock-backwards events by outcome, the lease's renewals and losses.
+    #[napi(catch_unwind)]
+    pub fn stats(&self) -> crate::counts::GeneratorStats {
+        self.inner.stats().into()
     }
 
     #[napi(getter)]

@@ -96,8 +96,9 @@ impl JsLayout {
     #[napi(factory, catch_unwind)]
     pub fn custom(
         env: Env,
-        #[napi(ts_arg_type = "CustomLayoutSpec")] spec: Object<'_>,
+        #[napi(ts_arg_type = "CustomLayoutSpec")] spec: Unknown<'_>,
     ) -> Result<Self> {
+        let spec = crate::args::object_arg(&env, "spec", spec)?;
         // Every field through the checked conversions: a width of 2**32 + 41
         // or 1.5, a negative tick, an unsafe epoch are refused, never wrapped.
         let field = |name: &str| -> Result<Option<Unknown<'_>>> {
@@ -113,10 +114,13 @@ impl JsLayout {
         };
         for key in Object::keys(&spec)? {
             if !SPEC_KEYS.contains(&key.as_str()) {
-                return Err(polyflake::Error::InvalidArgument(format!(
-                    "unknown layout option {key:?} (expected one of {})",
-                    SPEC_KEYS.join(", ")
-                )))
+                return Err(polyflake::Error::invalid(
+                    polyflake::ArgumentKind::UnknownName,
+                    format!(
+                        "unknown layout option {key:?} (expected one of {})",
+                        SPEC_KEYS.join(", ")
+                    ),
+                ))
                 .or_throw(&env);
             }
         }

@@ -8,6 +8,7 @@
 mod args;
 mod check;
 mod clock;
+mod counts;
 mod encoding;
 mod error;
 mod fast;

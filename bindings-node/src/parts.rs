@@ -6,7 +6,7 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::args::{camel, timestamp_arg, u64_arg};
+use crate::args::{camel, object_arg, timestamp_arg, u64_arg};
 use crate::error::{wrong_type, OrThrow};
 use crate::layout::with_layout;
 
@@ -15,8 +15,9 @@ use crate::layout::with_layout;
 pub fn compose(
     env: Env,
     #[napi(ts_arg_type = "Layout | PresetName")] layout: Unknown<'_>,
-    #[napi(ts_arg_type = "ComposeParts")] parts: Object<'_>,
+    #[napi(ts_arg_type = "ComposeParts")] parts: Unknown<'_>,
 ) -> Result<u64> {
+    let parts = object_arg(&env, "parts", parts)?;
     with_layout(&env, &layout, |layout| {
         let mut timestamp = None;
         let mut sequence = None;

@@ -7,7 +7,6 @@ use polyflake::Error;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
-pyo3::import_exception!(polyflake.errors, PolyflakeError);
 pyo3::import_exception!(polyflake.errors, FieldOutOfRangeError);
 pyo3::import_exception!(polyflake.errors, TimestampBeforeEpochError);
 pyo3::import_exception!(polyflake.errors, TimestampOverflowError);
@@ -22,18 +21,22 @@ type Details = (
     String,
     HashMap<&'static str, String>,
     HashMap<&'static str, i128>,
+    HashMap<&'static str, bool>,
 );
 
-/// Converts a core error into the exception of its code, with its details
-/// (`field`, `value`, `max`, `behind_ms` …) as attributes.
+/// Converts a core error into the exception of its variant, with its details
+/// (`field`, `value`, `max`, `behind_ms`, `reason` …) as attributes. By
+/// variant: a new one does not compile here until it is mapped.
 pub(crate) fn to_py(err: Error) -> PyErr {
     let mut text = HashMap::new();
     let mut ints = HashMap::new();
-    match &err {
+    let mut flags = HashMap::new();
+    let new_err: fn(Details) -> PyErr = match &err {
         Error::FieldOutOfRange { field, value, max } => {
             text.insert("field", field.clone());
             ints.insert("value", i128::from(*value));
             ints.insert("max", i128::from(*max));
+            FieldOutOfRangeError::new_err
         }
         Error::TimestampBeforeEpoch {
             timestamp_ms,
@@ -41,6 +44,7 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         } => {
             ints.insert("timestamp_ms", i128::from(*timestamp_ms));
             ints.insert("epoch_ms", i128::from(*epoch_ms));
+            TimestampBeforeEpochError::new_err
         }
         Error::TimestampOverflow {
             timestamp_ms,
@@ -48,6 +52,12 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         } => {
             ints.insert("timestamp_ms", i128::from(*timestamp_ms));
             ints.insert("max_timestamp_ms", i128::from(*max_timestamp_ms));
+            TimestampOverflowError::new_err
+        }
+        Error::InvalidLayout(_) => InvalidLayoutError::new_err,
+        Error::InvalidEncoding { encoding, .. } => {
+            text.insert("encoding", (*encoding).to_owned());
+            InvalidEncodingError::new_err
         }
         Error::ClockMovedBackwards {
             behind_ms,
@@ -55,9 +65,17 @@ pub(crate) fn to_py(err: Error) -> PyErr {
         } => {
             ints.insert("behind_ms", i128::from(*behind_ms));
             ints.insert("allowed_ms", i128::from(*allowed_ms));
+            ClockMovedBackwardsError::new_err
         }
-        Error::InvalidEncoding { encoding, .. } => {
-            text.insert("encoding", (*encoding).to_owned());
+        // `errors.py` turns the names into its enums.
+        Error::LeaseLost { reason, .. } => {
+            text.insert("reason", reason.name().to_owned());
+            flags.insert("retryable", reason.retryable());
+            LeaseLostError::new_err
+        }
+        Error::InvalidArgument { kind, .. } => {
+            text.insert("kind", kind.name().to_owned());
+            InvalidArgumentError::new_err
         }
         // As OSError has them: `errno` and `filename`.
         Error::StateIo { path, os_error, .. } => {
@@ -65,22 +83,20 @@ pub(crate) fn to_py(err: Error) -> PyErr {
             if let Some(errno) = os_error {
                 ints.insert("errno", i128::from(*errno));
             }
+            StateIoError::new_err
         }
-        _ => {}
-    }
-    let args: Details = (err.to_string(), text, ints);
-    match err.code() {
-        "FIELD_OUT_OF_RANGE" => FieldOutOfRangeError::new_err(args),
-        "TIMESTAMP_BEFORE_EPOCH" => TimestampBeforeEpochError::new_err(args),
-        "TIMESTAMP_OVERFLOW" => TimestampOverflowError::new_err(args),
-        "INVALID_LAYOUT" => InvalidLayoutError::new_err(args),
-        "INVALID_ENCODING" => InvalidEncodingError::new_err(args),
-        "CLOCK_MOVED_BACKWARDS" => ClockMovedBackwardsError::new_err(args),
-        "LEASE_LOST" => LeaseLostError::new_err(args),
-        "INVALID_ARGUMENT" => InvalidArgumentError::new_err(args),
-        "STATE_IO" => StateIoError::new_err(args),
-        _ => PolyflakeError::new_err(args),
-    }
+    };
+    new_err((err.to_string(), text, ints, flags))
+}
+
+/// The contract's names of the lease-lost reasons and argument kinds, from
+/// the core: `errors.py`'s enums are checked against them.
+#[pyfunction]
+pub(crate) fn _error_names() -> (Vec<&'static str>, Vec<&'static str>) {
+    (
+        polyflake::LeaseLostReason::ALL.map(|r| r.name()).to_vec(),
+        polyflake::ArgumentKind::ALL.map(|k| k.name()).to_vec(),
+    )
 }
 
 /// `?` on core results inside `#[pyfunction]`s.

@@ -5,9 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use polyflake::{
-    BackwardsPolicy, Clock, Error, Generator, GeneratorBuilder, Layout, NodeCheck, TryNext,
-    WorkerIdentity,
+    BackwardsPolicy, Clock, Error, Generator, GeneratorRequest, IdentityRequest, LeaseLostReason,
+    NodeCheck, TryNext,
 };
+use polyflake_connectors::{CONNECTORS, ETCD};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 
@@ -16,7 +17,7 @@ use crate::clock::PyManualClock;
 use crate::error::{to_py, wrong_type, IntoPyResult};
 use crate::layout::{layout_arg, PyLayout};
 use crate::parts::named_values;
-use crate::registry::{settings_arg, CONNECTORS};
+use crate::registry::settings_arg;
 
 /// Bumped in a child process after `fork` (registered by `polyflake/__init__.py`).
 static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -39,7 +40,7 @@ impl PyGenerator {
     #[inline]
     fn check_process(&self) -> PyResult<()> {
         if FORK_GENERATION.load(Ordering::Relaxed) != self.fork_generation {
-            return Err(to_py(Error::LeaseLost(
+            return Err(to_py(Error::lease_lost(LeaseLostReason::Forked,
                 "this generator was created before os.fork(); the parent keeps its worker identity, \
                  so create a new Generator with an identity of the child's own"
                     .into(),
@@ -53,16 +54,19 @@ fn policy_arg(name: &str, max_ms: u64) -> PyResult<BackwardsPolicy> {
     BackwardsPolicy::parse(name, max_ms, "on_clock_backwards").py_err()
 }
 
-/// The clock argument: `'monotonic'`, `'wall'` or a `ManualClock`.
-fn clock_arg(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Arc<dyn Clock>> {
-    let Some(clock) = clock else {
-        return polyflake::clock::named_clock("monotonic", "clock").py_err();
+/// The clock argument: `'monotonic'`, `'wall'` or a `ManualClock`; `None`
+/// is the core's default.
+fn clock_arg(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Clock>>> {
+    let Some(clock) = clock.filter(|c| !c.is_none()) else {
+        return Ok(None);
     };
     if let Ok(manual) = clock.cast::<PyManualClock>() {
-        return Ok(Arc::new(manual.get().inner.clone()));
+        return Ok(Some(Arc::new(manual.get().inner.clone())));
     }
     if let Ok(name) = clock.cast::<PyString>() {
-        return polyflake::clock::named_clock(&name.to_cow()?, "clock").py_err();
+        return polyflake::clock::named_clock(&name.to_cow()?, "clock")
+            .map(Some)
+            .py_err();
     }
     Err(wrong_type(
         "clock",
@@ -88,64 +92,52 @@ fn check_arg(check: Option<&Bound<'_, PyAny>>) -> PyResult<Option<NodeCheck>> {
     Ok(Some(NodeCheck::fallible(move |nodes| {
         Python::attach(|py| {
             let failed = |e: PyErr| {
-                polyflake::Error::InvalidArgument(format!("check raised {}", e.value(py)))
+                polyflake::Error::invalid(
+                    polyflake::ArgumentKind::NodeCheck,
+                    format!("check raised {}", e.value(py)),
+                )
             };
             let tuple = PyTuple::new(py, nodes).map_err(failed)?;
             let answer = check.call1(py, (tuple,)).map_err(failed)?;
-            answer
-                .extract::<bool>(py)
-                .map_err(|_| polyflake::Error::InvalidArgument("check must return a bool".into()))
+            answer.extract::<bool>(py).map_err(|_| {
+                polyflake::Error::invalid(
+                    polyflake::ArgumentKind::NodeCheck,
+                    "check must return a bool".into(),
+                )
+            })
         })
     })))
 }
 
-/// Submits a resolved identity to the application's check, if there is one.
-fn with_check(
-    identity: polyflake::Result<WorkerIdentity>,
-    check: Option<NodeCheck>,
-) -> polyflake::Result<WorkerIdentity> {
-    match check {
-        Some(check) => identity?.checked(check),
-        None => identity,
-    }
-}
-
-/// Resolves an identity on the generator's clock.
-type Resolver =
-    Box<dyn FnOnce(&Layout, Arc<dyn Clock>) -> polyflake::Result<WorkerIdentity> + Send>;
-
-/// How the identity is had once the clock is known.
-enum IdentityFrom {
-    Given(Box<GeneratorBuilder>),
-    Resolved(Resolver),
+/// The clock, the backwards policy and the check, as every constructor takes
+/// them, with the identity: the core's request (its defaults where not given).
+fn request(
+    layout: &Bound<'_, PyLayout>,
+    identity: IdentityRequest,
+    clock: Option<&Bound<'_, PyAny>>,
+    on_clock_backwards: &str,
+    max_backwards_ms: Option<&Bound<'_, PyAny>>,
+    check: Option<&Bound<'_, PyAny>>,
+) -> PyResult<GeneratorRequest> {
+    let max_ms = match max_backwards_ms {
+        Some(v) => u64_arg("max_backwards_ms", v)?,
+        None => BackwardsPolicy::DEFAULT_WAIT_MS,
+    };
+    let mut request = GeneratorRequest::new(layout.get().inner.clone(), identity);
+    request.policy = policy_arg(on_clock_backwards, max_ms)?;
+    request.clock = clock_arg(clock)?;
+    request.check = check_arg(check)?;
+    Ok(request)
 }
 
 impl PyGenerator {
-    fn build(
-        identity: IdentityFrom,
-        layout: Bound<'_, PyLayout>,
-        clock: Option<&Bound<'_, PyAny>>,
-        on_clock_backwards: &str,
-        max_backwards_ms: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
-        let max_ms = match max_backwards_ms {
-            Some(v) => u64_arg("max_backwards_ms", v)?,
-            None => BackwardsPolicy::DEFAULT_WAIT_MS,
-        };
-        let policy = policy_arg(on_clock_backwards, max_ms)?;
-        let clock = clock_arg(clock)?;
-        let core_layout = layout.get().inner.clone();
-        // Resolving may lock files or wait on the network: let other threads run.
+    /// The one way a generator is made: the request resolved with this
+    /// build's connectors. Resolving may lock files or wait on the network:
+    /// other threads run meanwhile.
+    fn made(request: GeneratorRequest, layout: Bound<'_, PyLayout>) -> PyResult<Self> {
         let inner = layout
             .py()
-            .detach(|| {
-                let builder = match identity {
-                    IdentityFrom::Given(builder) => builder.shared_clock(clock),
-                    IdentityFrom::Resolved(resolve) => Generator::builder(core_layout.clone())
-                        .identity(resolve(&core_layout, clock)?),
-                };
-                builder.on_clock_backwards(policy).build()
-            })
+            .detach(|| request.resolve(CONNECTORS))
             .py_err()?;
         Ok(PyGenerator {
             inner,
@@ -167,17 +159,16 @@ impl PyGenerator {
         node_fields: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
-        let mut builder = Generator::builder(layout.get().inner.clone());
-        for (name, value) in named_values(node_fields)? {
-            builder = builder.node(name, value);
-        }
-        Self::build(
-            IdentityFrom::Given(Box::new(builder)),
-            layout,
+        let identity = IdentityRequest::Named(named_values(node_fields)?);
+        let request = request(
+            &layout,
+            identity,
             clock,
             on_clock_backwards,
             max_backwards_ms,
-        )
+            None,
+        )?;
+        Self::made(request, layout)
     }
 
     /// A generator whose worker identity follows the environment (see
@@ -193,14 +184,16 @@ impl PyGenerator {
         check: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
-        let check = check_arg(check)?;
-        let resolve = IdentityFrom::Resolved(Box::new(move |layout: &Layout, clock| {
-            with_check(
-                WorkerIdentity::resolve_from_env(layout, clock, CONNECTORS),
-                check,
-            )
-        }));
-        Self::build(resolve, layout, clock, on_clock_backwards, max_backwards_ms)
+        let identity = IdentityRequest::Environment;
+        let request = request(
+            &layout,
+            identity,
+            clock,
+            on_clock_backwards,
+            max_backwards_ms,
+            check,
+        )?;
+        Self::made(request, layout)
     }
 
     /// A generator whose worker identity is leased from etcd: the lowest free
@@ -210,8 +203,8 @@ impl PyGenerator {
     #[staticmethod]
     #[pyo3(signature = (
         layout, endpoints, *, prefix = None, ttl = None, keep_alive = None,
-        safety_margin = None, request_timeout = None, node_range = None, clock = None,
-        on_clock_backwards = "wait", max_backwards_ms = None, check = None
+        safety_margin = None, request_timeout = None, max_clock_gap = None, node_range = None,
+        clock = None, on_clock_backwards = "wait", max_backwards_ms = None, check = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_etcd(
@@ -222,6 +215,7 @@ impl PyGenerator {
         keep_alive: Option<&Bound<'_, PyAny>>,
         safety_margin: Option<&Bound<'_, PyAny>>,
         request_timeout: Option<&Bound<'_, PyAny>>,
+        max_clock_gap: Option<&Bound<'_, PyAny>>,
         node_range: Option<(Bound<'_, PyAny>, Bound<'_, PyAny>)>,
         clock: Option<&Bound<'_, PyAny>>,
         on_clock_backwards: &str,
@@ -229,20 +223,31 @@ impl PyGenerator {
         check: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let layout = layout_arg(layout)?;
-        let check = check_arg(check)?;
         let settings = settings_arg(
             endpoints,
             prefix,
-            [ttl, keep_alive, safety_margin, request_timeout],
+            [
+                ttl,
+                keep_alive,
+                safety_margin,
+                request_timeout,
+                max_clock_gap,
+            ],
             node_range.as_ref().map(|(a, b)| (a, b)),
         )?;
-        let resolve = IdentityFrom::Resolved(Box::new(move |layout: &Layout, clock| {
-            with_check(
-                WorkerIdentity::resolve_registry(layout, CONNECTORS, "etcd", &settings, clock),
-                check,
-            )
-        }));
-        Self::build(resolve, layout, clock, on_clock_backwards, max_backwards_ms)
+        let identity = IdentityRequest::Registry {
+            name: ETCD.to_owned(),
+            settings,
+        };
+        let request = request(
+            &layout,
+            identity,
+            clock,
+            on_clock_backwards,
+            max_backwards_ms,
+            check,
+        )?;
+        Self::made(request, layout)
     }
 
     /// Where the worker identity came from.
@@ -270,6 +275,12 @@ impl PyGenerator {
         let mut ids = vec![0u64; n];
         py.detach(|| self.inner.fill(&mut ids)).py_err()?;
         Ok(ids)
+    }
+
+    /// Counts since the generator was built: waits at the per-tick ceiling,
+    /// clock-backwards events by outcome, the lease's renewals and losses.
+    fn stats(&self) -> crate::counts::PyGeneratorStats {
+        self.inner.stats().into()
     }
 
     #[getter]

@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 mod args;
 mod clock;
+mod counts;
 mod encoding;
 mod error;
 mod generator;
@@ -23,6 +24,8 @@ fn _polyflake(m: &Bound<'_, PyModule>) -> PyResult<()> {
     parts::register(m)?;
     encoding::register(m)?;
     generator::register(m)?;
+    counts::register(m)?;
+    m.add_function(wrap_pyfunction!(error::_error_names, m)?)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     Ok(())

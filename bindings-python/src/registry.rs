@@ -1,9 +1,9 @@
 //! `Generator.from_etcd` arguments: converts them into the core's
-//! `RegistrySettings`, and names the connectors this build has.
+//! `RegistrySettings` (the connectors are `polyflake_connectors`').
 
 use std::time::Duration;
 
-use polyflake::{Error, LeaseConnector, RegistrySettings};
+use polyflake::{ArgumentKind, Error, RegistryDuration, RegistrySettings};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
 
@@ -20,18 +20,13 @@ fn seconds_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Duration> {
     let seconds: f64 = value.extract()?;
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| {
-            Error::InvalidArgument(format!(
-                "{name} must be a finite, non-negative number of seconds, not {seconds}"
-            ))
+            Error::invalid(
+                ArgumentKind::Configuration,
+                format!("{name} must be a finite, non-negative number of seconds, not {seconds}"),
+            )
         })
         .py_err()
 }
-
-/// The registries this build can lease identities from.
-#[cfg(feature = "etcd")]
-pub(crate) const CONNECTORS: &[&dyn LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
-#[cfg(not(feature = "etcd"))]
-pub(crate) const CONNECTORS: &[&dyn LeaseConnector] = &[];
 
 /// `endpoints` as a list of URLs or one comma-separated string.
 fn endpoints_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
@@ -46,28 +41,21 @@ fn endpoints_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         .map_err(|_| wrong_type("endpoints", "a URL string or a list of them", value))
 }
 
-/// The settings of `Generator.from_etcd`; durations in the order ttl,
-/// keep_alive, safety_margin, request_timeout (`None`: the core's default).
+/// The settings of `Generator.from_etcd`; durations in seconds, in the
+/// order of `RegistryDuration::ALL` (`None`: the core's default).
 pub(crate) fn settings_arg(
     endpoints: &Bound<'_, PyAny>,
     prefix: Option<&str>,
-    durations: [Option<&Bound<'_, PyAny>>; 4],
+    durations: [Option<&Bound<'_, PyAny>>; RegistryDuration::ALL.len()],
     node_range: Option<(&Bound<'_, PyAny>, &Bound<'_, PyAny>)>,
 ) -> PyResult<RegistrySettings> {
     let mut settings = RegistrySettings::new(endpoints_arg(endpoints)?);
     if let Some(prefix) = prefix {
         settings.prefix = prefix.to_owned();
     }
-    let [ttl, keep_alive, margin, timeout] = durations;
-    let slots = [
-        ("ttl", ttl, &mut settings.ttl),
-        ("keep_alive", keep_alive, &mut settings.keep_alive),
-        ("safety_margin", margin, &mut settings.safety_margin),
-        ("request_timeout", timeout, &mut settings.request_timeout),
-    ];
-    for (name, value, slot) in slots {
+    for (setting, value) in RegistryDuration::ALL.into_iter().zip(durations) {
         if let Some(value) = value {
-            *slot = seconds_arg(name, value)?;
+            *setting.slot(&mut settings) = seconds_arg(setting.name(), value)?;
         }
     }
     if let Some((start, stop)) = node_range {

@@ -74,6 +74,8 @@ def test_generators_hold_distinct_identities_and_exhaust_clearly(etcd: tuple[str
     with pytest.raises(polyflake.LeaseLostError, match="every one of the 2 node values") as info:
         polyflake.Generator.from_etcd("twitter", url, prefix="/py-distinct", node_range=(0, 2))
     assert info.value.code == "LEASE_LOST"
+    assert info.value.reason is polyflake.LeaseLostReason.EXHAUSTED
+    assert info.value.retryable is True
     ids = a.next_ids(1000) + b.next_ids(1000)
     assert len(set(ids)) == 2000
     # Dropping a generator revokes its lease: the value is free at once.
@@ -107,6 +109,11 @@ def test_refuses_while_etcd_is_stopped_and_recovers(etcd: tuple[str, int]) -> No
         # Refused before etcd itself could expire the lease (TTL 4 s).
         assert time.monotonic() - stopped < 4
         assert info.value.code == "LEASE_LOST"
+        # The keep-alive reported etcd silent before the deadline passed.
+        assert info.value.reason is polyflake.LeaseLostReason.UNREACHABLE, info.value
+        assert info.value.retryable is True
+        lease = generator.stats().lease
+        assert lease is not None and lease.losses >= 1
         time.sleep(4)
     finally:
         os.kill(pid, signal.SIGCONT)
@@ -134,8 +141,9 @@ def test_bad_arguments_are_typed_errors(etcd: tuple[str, int]) -> None:
     with pytest.raises(TypeError):
         polyflake.Generator.from_etcd("twitter", 2379)  # type: ignore[arg-type]
     port = _free_port()
-    with pytest.raises(polyflake.LeaseLostError, match="cannot reach etcd"):
+    with pytest.raises(polyflake.LeaseLostError, match="cannot reach etcd") as info:
         polyflake.Generator.from_etcd("twitter", f"http://127.0.0.1:{port}", request_timeout=0.3)
+    assert info.value.reason is polyflake.LeaseLostReason.UNREACHABLE
 
 
 def test_a_node_check_refusing_value_0_leads_to_value_1(etcd: tuple[str, int]) -> None:
@@ -161,6 +169,14 @@ def test_a_node_check_refusing_value_0_leads_to_value_1(etcd: tuple[str, int]) -
     with pytest.raises(polyflake.InvalidArgumentError, match="registry down") as info:
         polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=broken)
     assert info.value.code == "INVALID_ARGUMENT"
+    assert info.value.kind is polyflake.ArgumentKind.NODE_CHECK
+    # Every value of the range refused: the lease has none left to offer.
+    with pytest.raises(polyflake.LeaseLostError, match="refused") as refused:
+        polyflake.Generator.from_etcd(
+            "twitter", url, prefix="/py-refuse-all", node_range=(0, 2), check=lambda n: False
+        )
+    assert refused.value.reason is polyflake.LeaseLostReason.CHECK_REFUSED
+    assert refused.value.retryable is False
     with pytest.raises(polyflake.InvalidArgumentError, match="must return a bool"):
         polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=lambda n: 1)  # type: ignore[arg-type,return-value]
     with pytest.raises(TypeError, match="check"):

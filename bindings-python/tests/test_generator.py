@@ -87,7 +87,7 @@ def test_a_forked_child_cannot_reuse_its_parents_identity() -> None:
             generator.next_id()
             verdict = b"issued"
         except polyflake.LeaseLostError as e:
-            verdict = b"refused:" + e.code.encode()
+            verdict = b"refused:" + e.code.encode() + b":" + e.reason.value.encode()
         fresh = polyflake.Generator("snowflake", node_id=10).next_id()
         verdict += b":" + str(polyflake.decode(fresh, "snowflake").node_id).encode()
         os.write(write, verdict)
@@ -95,7 +95,7 @@ def test_a_forked_child_cannot_reuse_its_parents_identity() -> None:
     os.close(write)
     verdict = os.read(read, 100)
     os.waitpid(pid, 0)
-    assert verdict == b"refused:LEASE_LOST:10"
+    assert verdict == b"refused:LEASE_LOST:forked:10"
     assert generator.next_id() > parent_id  # the parent's generator carries on
 
 
@@ -110,8 +110,10 @@ def test_close_and_with_give_up_the_identity_at_once(
         with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}"):
             polyflake.Generator.from_env("twitter")
     # Left the block: the lock is free though `g` is still referenced.
-    with pytest.raises(polyflake.LeaseLostError, match="closed"):
+    with pytest.raises(polyflake.LeaseLostError, match="closed") as closed:
         g.next_id()
+    assert closed.value.reason is polyflake.LeaseLostReason.CLOSED
+    assert closed.value.retryable is False
     successor = polyflake.Generator.from_env("twitter")
     assert successor.next_id() > max(issued)
     successor.close()
@@ -137,8 +139,12 @@ def test_wall_clock_and_policies_are_selectable() -> None:
 
 
 def test_identity_is_required_and_checked() -> None:
-    with pytest.raises(polyflake.InvalidArgumentError, match="missing field"):
+    with pytest.raises(polyflake.InvalidArgumentError, match="missing field") as missing:
         polyflake.Generator("twitter", datacenter_id=1)
+    assert missing.value.kind is polyflake.ArgumentKind.MISSING_FIELD
+    with pytest.raises(polyflake.InvalidArgumentError, match="no field") as unknown:
+        polyflake.Generator("twitter", datacenter_id=1, machine_id=2, rack_id=3)
+    assert unknown.value.kind is polyflake.ArgumentKind.UNKNOWN_NAME
     with pytest.raises(polyflake.FieldOutOfRangeError) as e:
         polyflake.Generator("twitter", datacenter_id=32, machine_id=0)
     assert (e.value.field, e.value.value, e.value.max) == ("datacenter_id", 32, 31)
@@ -169,12 +175,15 @@ def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert g.identity_source.startswith("POLYFLAKE_NODE_ID=37 (locked at ")
     # One live generator per identity: a second one (a forked worker, a copied
     # config) is refused, naming the holder.
-    with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}"):
+    with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}") as held:
         polyflake.Generator.from_env("twitter")
+    assert held.value.reason is polyflake.LeaseLostReason.TAKEN_OVER
+    assert held.value.reason == "taken_over"  # a str enum: the contract's name
     del g
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "not-a-number")
-    with pytest.raises(polyflake.InvalidArgumentError, match="POLYFLAKE_NODE_ID"):
+    with pytest.raises(polyflake.InvalidArgumentError, match="POLYFLAKE_NODE_ID") as bad:
         polyflake.Generator.from_env("twitter")
+    assert bad.value.kind is polyflake.ArgumentKind.CONFIGURATION
     monkeypatch.delenv("POLYFLAKE_NODE_ID")
     a = polyflake.Generator.from_env("snowflake")
     b = polyflake.Generator.from_env("snowflake")
@@ -255,5 +264,45 @@ def test_a_node_check_on_the_local_lease_and_on_a_given_value(
     g = polyflake.Generator.from_env("snowflake", check=lambda nodes: nodes != (0,))
     assert g.node_fields == [("node_id", 1)]
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "0")
-    with pytest.raises(polyflake.InvalidArgumentError, match=r"refused node values \[0\]"):
+    with pytest.raises(polyflake.InvalidArgumentError, match=r"refused node values \[0\]") as e:
         polyflake.Generator.from_env("snowflake", check=lambda nodes: nodes != (0,))
+    assert e.value.kind is polyflake.ArgumentKind.NODE_CHECK
+
+
+def test_the_reason_and_kind_enums_are_the_cores_names() -> None:
+    from polyflake._polyflake import _error_names
+
+    reasons, kinds = _error_names()
+    assert [r.value for r in polyflake.LeaseLostReason] == reasons
+    assert [k.value for k in polyflake.ArgumentKind] == kinds
+    # Pickling keeps the typed values.
+    import pickle
+
+    e = polyflake.LeaseLostError("lease lost: x", {"reason": "lapsed"}, {}, {"retryable": True})
+    back = pickle.loads(pickle.dumps(e))
+    assert (back.reason, back.retryable) == (polyflake.LeaseLostReason.LAPSED, True)
+
+
+def test_stats_count_ceiling_waits_and_clock_events() -> None:
+    clock = polyflake.ManualClock(polyflake.Layout.SNOWFLAKE.epoch_ms + 10_000)
+    g = polyflake.Generator("snowflake", clock=clock, on_clock_backwards="logical", node_id=1)
+    assert g.stats() == g.stats()
+    first = g.stats()
+    assert (first.ceiling_waits, first.clock_backwards_ran_ahead, first.lease) == (0, 0, None)
+    g.next_id()
+    clock.advance(-3)
+    g.next_id()  # issued ahead of a clock that is behind
+    stats = g.stats()
+    assert stats.clock_backwards_ran_ahead == 1
+    assert stats.clock_backwards_refused == 0
+    assert "clock_backwards_ran_ahead=1" in repr(stats)
+    strict = polyflake.Generator("snowflake", clock=clock, on_clock_backwards="fail", node_id=2)
+    strict.next_id()
+    clock.advance(-1)
+    with pytest.raises(polyflake.ClockMovedBackwardsError):
+        strict.next_id()
+    assert strict.stats().clock_backwards_refused == 1
+    # A tick's 4096 sequence values spent: the next call waits for the next tick.
+    wall = polyflake.Generator("snowflake", node_id=3)
+    wall.next_ids(3 * 4096)
+    assert wall.stats().ceiling_waits >= 1

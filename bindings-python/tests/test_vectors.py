@@ -146,6 +146,8 @@ def test_errors(case: dict[str, Any]) -> None:
         assert isinstance(e.value, ValueError)
     if "field" in case:
         assert e.value.field == case["field"]  # type: ignore[attr-defined]
+    if "kind" in case:
+        assert e.value.kind == case["kind"]  # type: ignore[attr-defined]
 
 
 def _text(encoding: str, value: str | bytes) -> str:

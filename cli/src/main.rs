@@ -1,5 +1,6 @@
 //! `polyflake`: mint, compose, decode and convert Snowflake IDs.
 
+mod failure;
 mod render;
 #[cfg(feature = "serve")]
 mod serve;
@@ -9,7 +10,9 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use polyflake::{identity::split_node_number, Encoding, Generator, Layout};
+use failure::Failure;
+use polyflake::{identity::split_node_number, Encoding, GeneratorRequest, IdentityRequest, Layout};
+use polyflake_connectors::CONNECTORS;
 use serde_json::{json, Map, Value};
 
 #[derive(Parser)]
@@ -44,7 +47,8 @@ enum Command {
 #[cfg(feature = "serve")]
 #[derive(Args)]
 struct ServeArgs {
-    /// The preset layout IDs are issued in.
+    /// The preset layout IDs are issued in. `twitter` here, `snowflake` for the
+    /// one-off subcommands: the reason is in docs/service.md.
     #[arg(long, env = "POLYFLAKE_LAYOUT", default_value = "twitter")]
     layout: String,
     /// Where to listen.
@@ -67,24 +71,17 @@ struct ServeArgs {
 /// The worker identity follows the environment (an etcd lease with
 /// `POLYFLAKE_ETCD_ENDPOINTS`; docs/identity.md).
 #[cfg(feature = "serve")]
-fn serve(args: ServeArgs) -> Result<(), String> {
+fn serve(args: ServeArgs) -> Result<(), Failure> {
     let layout = layout(&args.layout)?;
     let policy = polyflake::BackwardsPolicy::parse(
         &args.on_clock_backwards,
         args.max_backwards_ms,
         "--on-clock-backwards",
-    )
-    .map_err(|e| e.to_string())?;
-    let clock = polyflake::clock::named_clock(&args.clock, "--clock").map_err(|e| e.to_string())?;
-    let generator = polyflake::WorkerIdentity::resolve_from_env(&layout, clock, CONNECTORS)
-        .and_then(|identity| {
-            Generator::builder(layout)
-                .identity(identity)
-                .on_clock_backwards(policy)
-                .build()
-        })
-        .map_err(|e| e.to_string())?;
-    serve::run(generator, args.listen)
+    )?;
+    let mut request = GeneratorRequest::new(layout, IdentityRequest::Environment);
+    request.clock = Some(polyflake::clock::named_clock(&args.clock, "--clock")?);
+    request.policy = policy;
+    serve::run(request.resolve(CONNECTORS)?, args.listen)
 }
 
 #[derive(Args)]
@@ -120,7 +117,7 @@ impl NodeFlags {
     }
 
     /// Node values in layout order, or `None` when no flag was given.
-    fn resolve(&self, layout: &Layout) -> Result<Option<Vec<u64>>, String> {
+    fn resolve(&self, layout: &Layout) -> Result<Option<Vec<u64>>, Failure> {
         let given = self.given();
         if given.is_empty() {
             return Ok(None);
@@ -128,12 +125,10 @@ impl NodeFlags {
         // --node-id on a layout without such a field spreads over all of them.
         if let [("node_id", n)] = given[..] {
             if layout.node_index("node_id").is_none() {
-                return split_node_number(layout, n, "node_id")
-                    .map(Some)
-                    .map_err(|e| e.to_string());
+                return Ok(Some(split_node_number(layout, n, "node_id")?));
             }
         }
-        let values = layout.node_values(given).map_err(|e| e.to_string())?;
+        let values = layout.node_values(given)?;
         Ok(Some(values[..layout.node_fields().len()].to_vec()))
     }
 }
@@ -194,12 +189,12 @@ struct ConvertArgs {
     to: String,
 }
 
-fn layout(name: &str) -> Result<Layout, String> {
-    Layout::preset(name).map_err(|e| format!("--layout: {e}"))
+fn layout(name: &str) -> Result<Layout, Failure> {
+    Layout::preset(name).map_err(|e| Failure::core("--layout", e))
 }
 
-fn encoding(flag: &str, name: &str) -> Result<Encoding, String> {
-    Encoding::from_name(name).map_err(|e| format!("{flag}: {e}"))
+fn encoding(flag: &str, name: &str) -> Result<Encoding, Failure> {
+    Encoding::from_name(name).map_err(|e| Failure::core(flag, e))
 }
 
 /// Text for an ID; `bytes` shows as 16 hex digits.
@@ -207,16 +202,17 @@ fn show(id: u64, encoding: Encoding) -> String {
     encoding.encode(id).to_string()
 }
 
-fn read(text: &str, encoding: Encoding) -> Result<u64, String> {
-    let result = if encoding.is_binary() {
-        let hex = Encoding::Hex.parse(text).map_err(|_| {
-            format!("ID {text:?}: with --from bytes give the 8 bytes as 16 hex digits")
-        })?;
-        Ok(hex)
-    } else {
-        encoding.parse(text)
-    };
-    result.map_err(|e| format!("ID {text:?}: {e}"))
+fn read(text: &str, encoding: Encoding) -> Result<u64, Failure> {
+    if encoding.is_binary() {
+        return Encoding::Hex.parse(text).map_err(|_| {
+            Failure::Usage(format!(
+                "ID {text:?}: with --from bytes give the 8 bytes as 16 hex digits"
+            ))
+        });
+    }
+    encoding
+        .parse(text)
+        .map_err(|e| Failure::core(format!("ID {text:?}"), e))
 }
 
 /// Colour on a terminal (or with `CLICOLOR_FORCE`), never with `NO_COLOR`.
@@ -225,14 +221,14 @@ fn colour() -> bool {
     !set("NO_COLOR") && (set("CLICOLOR_FORCE") || std::io::stdout().is_terminal())
 }
 
-fn next(args: NextArgs, out: &mut impl Write) -> Result<(), String> {
+fn next(args: NextArgs, out: &mut impl Write) -> Result<(), Failure> {
     let layout = layout(&args.layout)?;
     let format = encoding("--format", &args.format)?;
-    let generator = match args.nodes.resolve(&layout)? {
-        Some(nodes) => Generator::new(layout.clone(), &nodes),
-        None => Generator::from_env_with(layout.clone(), CONNECTORS),
-    }
-    .map_err(|e| e.to_string())?;
+    let identity = match args.nodes.resolve(&layout)? {
+        Some(nodes) => IdentityRequest::Nodes(nodes),
+        None => IdentityRequest::Environment,
+    };
+    let generator = GeneratorRequest::new(layout.clone(), identity).resolve(CONNECTORS)?;
     eprintln!(
         "polyflake: layout {}, identity: {}",
         layout.name(),
@@ -255,37 +251,35 @@ fn next(args: NextArgs, out: &mut impl Write) -> Result<(), String> {
     };
     while left > 0 {
         let ids = &mut block[..left.min(4096)];
-        generator.fill(ids).map_err(|e| e.to_string())?;
-        write(out, ids, &mut first).map_err(output_error)?;
+        generator.fill(ids)?;
+        write(out, ids, &mut first)?;
         left -= ids.len();
     }
     if args.json {
-        writeln!(out, "{}]", if first { "[" } else { "" }).map_err(output_error)?;
+        writeln!(out, "{}]", if first { "[" } else { "" })?;
     }
-    out.flush().map_err(output_error)
+    Ok(out.flush()?)
 }
 
-fn compose(args: ComposeArgs, out: &mut impl Write) -> Result<(), String> {
+fn compose(args: ComposeArgs, out: &mut impl Write) -> Result<(), Failure> {
     let layout = layout(&args.layout)?;
-    let timestamp = time::parse_timestamp(&args.timestamp)?;
+    let timestamp = time::parse_timestamp(&args.timestamp).map_err(Failure::Usage)?;
     let nodes = args.nodes.resolve(&layout)?.unwrap_or_default();
-    let id = layout
-        .compose(timestamp, args.sequence, &nodes)
-        .map_err(|e| e.to_string())?;
+    let id = layout.compose(timestamp, args.sequence, &nodes)?;
     let mut text = format!("{id}\n");
     if !args.quiet {
         text.push('\n');
-        text.push_str(&render::breakdown(&layout, id, colour()).map_err(|e| e.to_string())?);
+        text.push_str(&render::breakdown(&layout, id, colour())?);
     }
-    out.write_all(text.as_bytes()).map_err(output_error)
+    Ok(out.write_all(text.as_bytes())?)
 }
 
-fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
+fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), Failure> {
     let layout = layout(&args.layout)?;
     let id = read(&args.id, encoding("--from", &args.from)?)?;
     let parts = layout
         .decode(id)
-        .map_err(|e| format!("ID {}: {e}", args.id))?;
+        .map_err(|e| Failure::core(format!("ID {}", args.id), e))?;
     let text = if args.json {
         format!("{}\n", decoded(&layout, id, &parts))
     } else {
@@ -307,10 +301,10 @@ fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), String> {
             .map(|(n, v)| format!("{n:<width$}  {v}\n"))
             .collect();
         text.push('\n');
-        text.push_str(&render::breakdown(&layout, id, colour()).map_err(|e| e.to_string())?);
+        text.push_str(&render::breakdown(&layout, id, colour())?);
         text
     };
-    out.write_all(text.as_bytes()).map_err(output_error)
+    Ok(out.write_all(text.as_bytes())?)
 }
 
 /// A decoded ID as one flat JSON object, the ID as a string (`decode --json`, the service).
@@ -327,27 +321,9 @@ fn decoded(layout: &Layout, id: u64, parts: &polyflake::Parts) -> Value {
     Value::Object(object)
 }
 
-fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), String> {
+fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), Failure> {
     let id = read(&args.id, encoding("--from", &args.from)?)?;
-    writeln!(out, "{}", show(id, encoding("--to", &args.to)?)).map_err(output_error)
-}
-
-/// The registries this build can lease identities from.
-#[cfg(feature = "etcd")]
-const CONNECTORS: &[&dyn polyflake::LeaseConnector] = &[&polyflake_etcd::EtcdConnector];
-#[cfg(not(feature = "etcd"))]
-const CONNECTORS: &[&dyn polyflake::LeaseConnector] = &[];
-
-/// A reader that stopped reading (`polyflake next | head`) ends the output;
-/// that is not an error.
-const READER_GONE: &str = "";
-
-fn output_error(e: std::io::Error) -> String {
-    if e.kind() == std::io::ErrorKind::BrokenPipe {
-        READER_GONE.to_owned()
-    } else {
-        e.to_string()
-    }
+    Ok(writeln!(out, "{}", show(id, encoding("--to", &args.to)?))?)
 }
 
 /// clap's error as one line, with what it lists (the missing arguments).
@@ -389,16 +365,17 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert(args, &mut out),
         Command::Layouts => out
             .write_all(render::layouts().as_bytes())
-            .map_err(output_error),
+            .map_err(Failure::from),
         #[cfg(feature = "serve")]
         Command::Serve(args) => serve(args),
     };
-    match result.and_then(|()| out.flush().map_err(output_error)) {
+    match result.and_then(|()| Ok(out.flush()?)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) if message == READER_GONE => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("polyflake: {message}");
-            ExitCode::from(2)
+        // A reader that stopped reading ends the output; that is not an error.
+        Err(failure) if failure.is_reader_gone() => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("polyflake: {failure}");
+            failure.exit_code()
         }
     }
 }

@@ -15,9 +15,10 @@ use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use polyflake::{Encoding, Error, Generator, Layout};
+use polyflake::{ArgumentKind, Encoding, Error, Generator, Layout};
 use serde_json::{json, Map, Value};
 
+use crate::failure::Failure;
 use crate::{decoded, time};
 
 /// The most IDs one request may ask for.
@@ -76,24 +77,48 @@ impl App {
     }
 }
 
-/// `{ "code": ..., "message": ... }` with 503 while this replica must not
-/// issue (lease or clock), else 400.
+/// `{ "code": ..., "message": ... }` and what the error's variant adds: the
+/// field and its max, a lost lease's `reason` and `retryable`, an invalid
+/// argument's `kind`. 503 while this replica must not issue (lease or
+/// clock), with `Retry-After` when waiting can help; 500 for its state
+/// files; else 400. Matched by variant: a new one does not compile here
+/// until it is answered.
 fn failure(e: &Error) -> Response {
-    let status = match e.code() {
-        "LEASE_LOST" | "CLOCK_MOVED_BACKWARDS" => StatusCode::SERVICE_UNAVAILABLE,
-        "STATE_IO" => StatusCode::INTERNAL_SERVER_ERROR,
-        _ => StatusCode::BAD_REQUEST,
-    };
     let mut body = json!({ "code": e.code(), "message": e.to_string() });
-    if let Error::FieldOutOfRange { field, max, .. } = e {
-        body["field"] = json!(field);
-        body["max"] = json!(max.to_string());
+    let status = match e {
+        Error::LeaseLost { reason, .. } => {
+            body["reason"] = json!(reason.name());
+            body["retryable"] = json!(reason.retryable());
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+        Error::ClockMovedBackwards { .. } => StatusCode::SERVICE_UNAVAILABLE,
+        Error::StateIo { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        Error::FieldOutOfRange { field, max, .. } => {
+            body["field"] = json!(field);
+            body["max"] = json!(max.to_string());
+            StatusCode::BAD_REQUEST
+        }
+        Error::InvalidArgument { kind, .. } => {
+            body["kind"] = json!(kind.name());
+            StatusCode::BAD_REQUEST
+        }
+        Error::TimestampBeforeEpoch { .. }
+        | Error::TimestampOverflow { .. }
+        | Error::InvalidLayout(_)
+        | Error::InvalidEncoding { .. } => StatusCode::BAD_REQUEST,
+    };
+    let mut response = (status, Json(body)).into_response();
+    if e.retryable() && status == StatusCode::SERVICE_UNAVAILABLE {
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            "1".parse().expect("a header value"),
+        );
     }
-    (status, Json(body)).into_response()
+    response
 }
 
-fn invalid(message: String) -> Response {
-    failure(&Error::InvalidArgument(message))
+fn invalid(kind: ArgumentKind, message: String) -> Response {
+    failure(&Error::invalid(kind, message))
 }
 
 async fn ids(
@@ -101,12 +126,15 @@ async fn ids(
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
     if let Some(other) = query.keys().find(|k| k.as_str() != "count") {
-        return invalid(format!("unknown query parameter {other:?}: only count"));
+        return invalid(
+            ArgumentKind::UnknownName,
+            format!("unknown query parameter {other:?}: only count"),
+        );
     }
     let count = match query.get("count").map(|c| c.parse::<u64>()) {
         None => 1,
         Some(Ok(n)) if (1..=MAX_COUNT).contains(&n) => n,
-        Some(Ok(0)) => return invalid("count must be at least 1".into()),
+        Some(Ok(0)) => return invalid(ArgumentKind::Usage, "count must be at least 1".into()),
         Some(Ok(n)) => {
             return failure(&Error::FieldOutOfRange {
                 field: "count".into(),
@@ -115,9 +143,10 @@ async fn ids(
             })
         }
         Some(Err(_)) => {
-            return invalid(format!(
-                "count must be a whole number from 1 to {MAX_COUNT}"
-            ))
+            return invalid(
+                ArgumentKind::Usage,
+                format!("count must be a whole number from 1 to {MAX_COUNT}"),
+            )
         }
     };
     // A batch can wait for several ticks: off the async workers.
@@ -127,7 +156,10 @@ async fn ids(
         let worker = Arc::clone(&app);
         match tokio::task::spawn_blocking(move || worker.generator.next_ids(count as usize)).await {
             Ok(result) => result,
-            Err(e) => Err(Error::InvalidArgument(format!("the batch failed: {e}"))),
+            Err(e) => Err(Error::invalid(
+                ArgumentKind::Usage,
+                format!("the batch failed: {e}"),
+            )),
         }
     };
     match issued {
@@ -154,9 +186,10 @@ async fn decode(
         .keys()
         .find(|k| !matches!(k.as_str(), "encoding" | "layout"))
     {
-        return invalid(format!(
-            "unknown query parameter {other:?}: only encoding and layout"
-        ));
+        return invalid(
+            ArgumentKind::UnknownName,
+            format!("unknown query parameter {other:?}: only encoding and layout"),
+        );
     }
     let layout = match query.get("layout").map(|name| Layout::preset(name)) {
         None => app.layout.clone(),
@@ -166,7 +199,10 @@ async fn decode(
     let encoding =
         match Encoding::from_name(query.get("encoding").map_or("decimal", String::as_str)) {
             Ok(e) if e.is_binary() => {
-                return invalid("encoding bytes does not travel in a URL: use hex".into())
+                return invalid(
+                    ArgumentKind::Usage,
+                    "encoding bytes does not travel in a URL: use hex".into(),
+                )
             }
             Ok(e) => e,
             Err(e) => return failure(&e),
@@ -185,6 +221,7 @@ async fn decode(
 async fn compose(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Response {
     let Ok(Value::Object(body)) = serde_json::from_slice::<Value>(&body) else {
         return invalid(
+            ArgumentKind::Usage,
             "the body must be a JSON object: timestamp, sequence and the node fields".into(),
         );
     };
@@ -205,13 +242,28 @@ async fn compose(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Respon
         None | Some(Value::Null) => time::now_ms(),
         Some(Value::Number(n)) => match n.as_i64() {
             Some(ms) => ms,
-            None => return invalid("timestamp must be whole Unix milliseconds".into()),
+            None => {
+                return invalid(
+                    ArgumentKind::Usage,
+                    "timestamp must be whole Unix milliseconds".into(),
+                )
+            }
         },
         Some(Value::String(s)) => match time::parse_timestamp(s) {
             Ok(ms) => ms,
-            Err(e) => return invalid(e.replacen("--timestamp", "timestamp", 1)),
+            Err(e) => {
+                return invalid(
+                    ArgumentKind::Usage,
+                    e.replacen("--timestamp", "timestamp", 1),
+                )
+            }
         },
-        Some(_) => return invalid("timestamp must be Unix milliseconds or ISO-8601".into()),
+        Some(_) => {
+            return invalid(
+                ArgumentKind::Usage,
+                "timestamp must be Unix milliseconds or ISO-8601".into(),
+            )
+        }
     };
     let layout = match body.get("layout") {
         None => app.layout.clone(),
@@ -219,7 +271,7 @@ async fn compose(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Respon
             Ok(layout) => layout,
             Err(e) => return failure(&e),
         },
-        Some(_) => return invalid("layout must be a preset's name".into()),
+        Some(_) => return invalid(ArgumentKind::Usage, "layout must be a preset's name".into()),
     };
     let mut sequence = 0;
     let mut fields = Vec::new();
@@ -228,11 +280,11 @@ async fn compose(State(app): State<Arc<App>>, body: axum::body::Bytes) -> Respon
             "timestamp" | "layout" => {}
             "sequence" => match number(name, value) {
                 Ok(n) => sequence = n,
-                Err(why) => return invalid(why),
+                Err(why) => return invalid(ArgumentKind::Usage, why),
             },
             field => match number(field, value) {
                 Ok(n) => fields.push((field, n)),
-                Err(why) => return invalid(why),
+                Err(why) => return invalid(ArgumentKind::Usage, why),
             },
         }
     }
@@ -389,7 +441,10 @@ fn router(app: Arc<App>) -> Router {
         .route("/readyz", get(ready))
         .route("/metrics", get(metrics))
         .fallback(|| async {
-            invalid("no such endpoint: see /v1/ids, /v1/ids/{id}, /v1/compose, /v1/layouts".into())
+            invalid(
+                ArgumentKind::UnknownName,
+                "no such endpoint: see /v1/ids, /v1/ids/{id}, /v1/compose, /v1/layouts".into(),
+            )
         })
         .layer(middleware::from_fn_with_state(Arc::clone(&app), timed))
         .with_state(app)
@@ -397,7 +452,7 @@ fn router(app: Arc<App>) -> Router {
 
 /// Serves until SIGTERM or SIGINT, then finishes the requests in flight and
 /// drops the generator, which releases its lease.
-pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), String> {
+pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), Failure> {
     let layout = generator.layout().clone();
     let app = Arc::new(App {
         generator,
@@ -408,21 +463,33 @@ pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+        .map_err(|error| Failure::Serve {
+            context: "cannot start the server's runtime".into(),
+            error,
+        })?;
     let served = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
-            .map_err(|e| format!("--listen {listen}: {e}"))?;
+            .map_err(|error| Failure::Serve {
+                context: format!("--listen {listen}"),
+                error,
+            })?;
         eprintln!(
             "polyflake: serving layout {} on http://{} (identity: {})",
             app.layout.name(),
-            listener.local_addr().map_err(|e| e.to_string())?,
+            listener.local_addr().map_err(|error| Failure::Serve {
+                context: "the listening socket".into(),
+                error,
+            })?,
             app.generator.identity_source()
         );
         axum::serve(listener, router(Arc::clone(&app)))
             .with_graceful_shutdown(stopped())
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|error| Failure::Serve {
+                context: "serving".into(),
+                error,
+            })
     });
     drop(runtime);
     // The last reference: dropping it releases the lease at once.
@@ -444,5 +511,38 @@ async fn stopped() {
             }
         }
         _ => std::future::pending::<()>().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every reason a lease is lost for answers 503 with its name and whether
+    /// waiting helps; a retryable one says when to ask again.
+    #[test]
+    fn each_lost_lease_answers_503_with_its_reason() {
+        for reason in polyflake::LeaseLostReason::ALL {
+            let response = failure(&Error::lease_lost(reason, "why".into()));
+            assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(
+                response
+                    .headers()
+                    .contains_key(axum::http::header::RETRY_AFTER),
+                reason.retryable(),
+                "{reason:?}"
+            );
+            let body = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap()
+                .block_on(axum::body::to_bytes(response.into_body(), 4096))
+                .unwrap();
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["code"], json!("LEASE_LOST"));
+            assert_eq!(body["reason"], json!(reason.name()), "{body}");
+            assert_eq!(body["retryable"], json!(reason.retryable()), "{body}");
+        }
+        let response = failure(&Error::invalid(ArgumentKind::UnknownName, "x".into()));
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     }
 }

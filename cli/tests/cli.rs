@@ -339,6 +339,8 @@ fn two_processes_with_one_node_id_on_a_host_the_second_is_refused() {
             && err.contains(&format!("pid {}", holder.id())),
         "{err}"
     );
+    // The contract's code and reason, for scripts.
+    assert!(err.trim_end().ends_with("[LEASE_LOST taken_over]"), "{err}");
     holder.kill().unwrap();
     holder.wait().unwrap();
     // Once it is gone, the value is free, and its successor starts past its mark.

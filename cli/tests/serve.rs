@@ -236,6 +236,15 @@ fn bad_input_on_every_endpoint_is_400_with_a_code_and_issues_nothing() {
         (out_of_range["field"].as_str(), out_of_range["max"].as_str()),
         (Some("machine_id"), Some("31"))
     );
+    for (path, kind) in [
+        ("/v1/ids?count=0", "usage"),
+        ("/v1/ids?n=5", "unknown_name"),
+        ("/v1/ids/1?encoding=base99", "unknown_name"),
+        ("/v2/nothing", "unknown_name"),
+    ] {
+        let (_, answer) = server.json("GET", path, None);
+        assert_eq!(answer["kind"], json!(kind), "{path}: {answer}");
+    }
     assert_eq!(server.issued(), 0, "nothing issued");
 }
 
@@ -316,6 +325,16 @@ fn a_replica_paused_past_its_ttl_refuses_until_it_holds_a_lease_again() {
             (503, Some("LEASE_LOST")),
             "{body}"
         );
+        // Paused past its deadline: the lease lapsed (or etcd's answers failed
+        // meanwhile), and waiting helps.
+        assert!(
+            matches!(
+                body["reason"].as_str(),
+                Some("lapsed" | "unreachable" | "taken_over")
+            ),
+            "{body}"
+        );
+        assert_eq!(body["retryable"], json!(true), "{body}");
         // Ready again only once it can issue (it may have just claimed).
         let (ready, _) = a.http("GET", "/readyz", None);
         assert!(ready == 503 || ready == 200, "{ready}");

@@ -296,8 +296,9 @@ pub fn named_clock(name: &str, option: &str) -> crate::error::Result<Arc<dyn Clo
     match name {
         "monotonic" => Ok(Arc::new(MonotonicClock::new())),
         "wall" => Ok(Arc::new(WallClock)),
-        other => Err(crate::error::Error::InvalidArgument(format!(
-            "{option} must be 'monotonic', 'wall' or a ManualClock, not {other:?}"
-        ))),
+        other => Err(crate::error::Error::invalid(
+            crate::error::ArgumentKind::UnknownName,
+            format!("{option} must be 'monotonic', 'wall' or a ManualClock, not {other:?}"),
+        )),
     }
 }

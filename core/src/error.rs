@@ -57,9 +57,15 @@ pub enum Error {
         /// How far the policy would have waited.
         allowed_ms: u64,
     },
-    /// The worker identity can no longer be trusted.
-    #[error("lease lost: {0}")]
-    LeaseLost(String),
+    /// The worker identity can no longer be trusted; [`reason`](LeaseLostReason)
+    /// says why, and whether waiting can help.
+    #[error("lease lost: {detail}")]
+    LeaseLost {
+        /// Why, as a value a caller can act on.
+        reason: LeaseLostReason,
+        /// The whole story, for people.
+        detail: String,
+    },
     /// A file or directory of the state directory (a lock, a high-water mark)
     /// could not be read or written; the OS error is kept.
     #[error("{path}: {reason}")]
@@ -71,10 +77,140 @@ pub enum Error {
         /// The OS error number (`errno`), if there was one.
         os_error: Option<i32>,
     },
-    /// A field name the layout does not have, a missing one, or an unknown
-    /// encoding name: a mistake in the call itself rather than in a value.
-    #[error("{0}")]
-    InvalidArgument(String),
+    /// A mistake in the call or in the configuration rather than in a value:
+    /// [`kind`](ArgumentKind) says which.
+    #[error("{detail}")]
+    InvalidArgument {
+        /// What kind of mistake, as a value a caller can act on.
+        kind: ArgumentKind,
+        /// What is wrong, for people.
+        detail: String,
+    },
+}
+
+/// Why a generator refuses to issue under its worker identity
+/// ([`Error::LeaseLost`]). Each has a stable [`name`](Self::name), the same in
+/// every language; `docs/contract.md` lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LeaseLostReason {
+    /// The generator was closed and its identity given up: it is finished.
+    Closed,
+    /// A forked child's copy of its parent's generator, which must not issue
+    /// under the parent's identity: make a new generator in the child.
+    Forked,
+    /// The lease's deadline passed before it was renewed (the process was
+    /// paused, or renewals were slow): the registry may give the value away.
+    Lapsed,
+    /// The registry could not be reached, or failed, while the lease needed it.
+    Unreachable,
+    /// The value is held by another process now (the registry gave it
+    /// away, or the local lock file was taken over or deleted).
+    TakenOver,
+    /// Every value of the layout's node space is held by a live process.
+    Exhausted,
+    /// A peer's clock is further from this one than the lease allows.
+    ClockGap,
+    /// The application's node check refused the values on offer.
+    CheckRefused,
+    /// The local state cannot be used safely: a high-water mark corrupt or
+    /// unwritable, a lock file that cannot be opened, a state directory that
+    /// belongs to another user.
+    StateUnsafe,
+}
+
+impl LeaseLostReason {
+    /// Every reason, in the contract's order.
+    pub const ALL: [LeaseLostReason; 9] = [
+        LeaseLostReason::Closed,
+        LeaseLostReason::Forked,
+        LeaseLostReason::Lapsed,
+        LeaseLostReason::Unreachable,
+        LeaseLostReason::TakenOver,
+        LeaseLostReason::Exhausted,
+        LeaseLostReason::ClockGap,
+        LeaseLostReason::CheckRefused,
+        LeaseLostReason::StateUnsafe,
+    ];
+
+    /// The contract's name (`"lapsed"` …), identical in every language.
+    pub fn name(self) -> &'static str {
+        match self {
+            LeaseLostReason::Closed => "closed",
+            LeaseLostReason::Forked => "forked",
+            LeaseLostReason::Lapsed => "lapsed",
+            LeaseLostReason::Unreachable => "unreachable",
+            LeaseLostReason::TakenOver => "taken_over",
+            LeaseLostReason::Exhausted => "exhausted",
+            LeaseLostReason::ClockGap => "clock_gap",
+            LeaseLostReason::CheckRefused => "check_refused",
+            LeaseLostReason::StateUnsafe => "state_unsafe",
+        }
+    }
+
+    /// Whether waiting and asking again can help without anyone acting: a
+    /// lease that lapsed or lost its registry renews or claims again, a
+    /// value taken over is replaced by another, a full node space frees up as
+    /// processes exit. A closed or forked generator, a clock gap, a refusal
+    /// and unsafe local state need someone to act.
+    pub fn retryable(self) -> bool {
+        match self {
+            LeaseLostReason::Lapsed
+            | LeaseLostReason::Unreachable
+            | LeaseLostReason::TakenOver
+            | LeaseLostReason::Exhausted => true,
+            LeaseLostReason::Closed
+            | LeaseLostReason::Forked
+            | LeaseLostReason::ClockGap
+            | LeaseLostReason::CheckRefused
+            | LeaseLostReason::StateUnsafe => false,
+        }
+    }
+}
+
+/// What kind of mistake an [`Error::InvalidArgument`] is. Each has a stable
+/// [`name`](Self::name), the same in every language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArgumentKind {
+    /// A name that is not one of those known: a layout's field, an encoding,
+    /// a backwards policy, a clock, an option.
+    UnknownName,
+    /// A field the layout needs was not given.
+    MissingField,
+    /// The environment or the registry settings cannot give an identity: a
+    /// variable malformed, the identity given two ways, a setting out of range.
+    Configuration,
+    /// This build lacks what the call needs (a registry connector's feature).
+    NotInBuild,
+    /// The application's node check refused the values it was given, or
+    /// itself failed (raised, panicked).
+    NodeCheck,
+    /// Anything else about the call's shape: values given twice or both by
+    /// position and by name, a wrong count, an identity resolved elsewhere.
+    Usage,
+}
+
+impl ArgumentKind {
+    /// Every kind, in the contract's order.
+    pub const ALL: [ArgumentKind; 6] = [
+        ArgumentKind::UnknownName,
+        ArgumentKind::MissingField,
+        ArgumentKind::Configuration,
+        ArgumentKind::NotInBuild,
+        ArgumentKind::NodeCheck,
+        ArgumentKind::Usage,
+    ];
+
+    /// The contract's name (`"unknown_name"` …), identical in every language.
+    pub fn name(self) -> &'static str {
+        match self {
+            ArgumentKind::UnknownName => "unknown_name",
+            ArgumentKind::MissingField => "missing_field",
+            ArgumentKind::Configuration => "configuration",
+            ArgumentKind::NotInBuild => "not_in_build",
+            ArgumentKind::NodeCheck => "node_check",
+            ArgumentKind::Usage => "usage",
+        }
+    }
 }
 
 impl Error {
@@ -87,9 +223,9 @@ impl Error {
             Error::InvalidLayout(_) => "INVALID_LAYOUT",
             Error::InvalidEncoding { .. } => "INVALID_ENCODING",
             Error::ClockMovedBackwards { .. } => "CLOCK_MOVED_BACKWARDS",
-            Error::LeaseLost(_) => "LEASE_LOST",
+            Error::LeaseLost { .. } => "LEASE_LOST",
             Error::StateIo { .. } => "STATE_IO",
-            Error::InvalidArgument(_) => "INVALID_ARGUMENT",
+            Error::InvalidArgument { .. } => "INVALID_ARGUMENT",
         }
     }
 
@@ -98,8 +234,56 @@ impl Error {
     pub fn is_input_error(&self) -> bool {
         !matches!(
             self,
-            Error::ClockMovedBackwards { .. } | Error::LeaseLost(_) | Error::StateIo { .. }
+            Error::ClockMovedBackwards { .. } | Error::LeaseLost { .. } | Error::StateIo { .. }
         )
+    }
+
+    /// The identity is no longer trusted, for `reason`.
+    pub fn lease_lost(reason: LeaseLostReason, detail: String) -> Self {
+        Error::LeaseLost { reason, detail }
+    }
+
+    /// A mistake of `kind` in the call or the configuration.
+    pub fn invalid(kind: ArgumentKind, detail: String) -> Self {
+        Error::InvalidArgument { kind, detail }
+    }
+
+    /// Why the identity was lost, for `LEASE_LOST`.
+    pub fn lease_lost_reason(&self) -> Option<LeaseLostReason> {
+        match self {
+            Error::LeaseLost { reason, .. } => Some(*reason),
+            _ => None,
+        }
+    }
+
+    /// What kind of mistake, for `INVALID_ARGUMENT`.
+    pub fn argument_kind(&self) -> Option<ArgumentKind> {
+        match self {
+            Error::InvalidArgument { kind, .. } => Some(*kind),
+            _ => None,
+        }
+    }
+
+    /// Whether waiting and calling again can succeed with nothing else
+    /// changed: a lease whose [reason](LeaseLostReason::retryable) allows it,
+    /// a clock that went backwards, or a state file the OS refused for the
+    /// moment (`EINTR`, `EAGAIN`, `EBUSY`). Input errors never are.
+    pub fn retryable(&self) -> bool {
+        match self {
+            Error::LeaseLost { reason, .. } => reason.retryable(),
+            Error::ClockMovedBackwards { .. } => true,
+            Error::StateIo { os_error, .. } => os_error.is_some_and(|errno| {
+                use std::io::ErrorKind::{Interrupted, ResourceBusy, WouldBlock};
+                let kind = std::io::Error::from_raw_os_error(errno).kind();
+                matches!(kind, Interrupted | WouldBlock | ResourceBusy)
+            }),
+            Error::FieldOutOfRange { .. }
+            | Error::TimestampBeforeEpoch { .. }
+            | Error::TimestampOverflow { .. }
+            | Error::InvalidLayout(_)
+            | Error::InvalidEncoding { .. }
+            | Error::InvalidArgument { .. } => false,
+        }
     }
 
     /// `doing` failed on `path` with the OS error `e`.

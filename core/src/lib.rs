@@ -30,9 +30,10 @@ pub mod id;
 pub mod identity;
 
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
-pub use error::{Error, Result};
+pub use error::{ArgumentKind, Error, LeaseLostReason, Result};
 pub use generator::{
-    BackwardsPolicy, Generator, GeneratorBuilder, GeneratorStats, IdBlock, TryNext,
+    BackwardsPolicy, Generator, GeneratorBuilder, GeneratorRequest, GeneratorStats, IdBlock,
+    IdentityRequest, TryNext,
 };
 pub use id::encoding::{Encoded, Encoding};
 pub use id::json::is_id_key;
@@ -42,8 +43,8 @@ pub use id::parts::{Parts, Segment, SegmentKind};
 pub use id::serde_id;
 pub use identity::{
     Claim, EnvChoice, Environment, FileMark, Identity, LeaseConnector, LeaseStats, LocalLease,
-    MarkStore, NodeCheck, ProcessEnvironment, ReclaimingLease, RegistrySettings, RemoteLease,
-    Tenure, WorkerIdentity,
+    MarkStore, NodeCheck, ProcessEnvironment, ReclaimingLease, RegistryDuration, RegistrySettings,
+    RemoteLease, Tenure, WorkerIdentity,
 };
 
 /// The README's Rust examples, run as doctests so that they stay true.

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use polyflake::{
-    BackwardsPolicy, Clock, FileMark, Generator, Layout, ManualClock, MarkStore, MonotonicClock,
-    NodeCheck, ReclaimingLease, WorkerIdentity,
+    ArgumentKind, BackwardsPolicy, Clock, FileMark, Generator, Layout, LeaseLostReason,
+    ManualClock, MarkStore, MonotonicClock, NodeCheck, ReclaimingLease, WorkerIdentity,
 };
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -132,6 +132,7 @@ fn corrupt_marks_are_an_error_never_a_reset() {
     .unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("c.hwm"));
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::StateUnsafe));
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -210,6 +211,7 @@ fn one_live_holder_per_identity_whatever_its_source() {
     ] {
         let err = from_env(&layout, &vars(&pairs)).unwrap_err();
         assert_eq!(err.code(), "LEASE_LOST");
+        assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::TakenOver));
         let text = err.to_string();
         assert!(
             text.contains(&format!("pid {}", std::process::id())),
@@ -306,6 +308,8 @@ fn worker_bits_give_each_process_of_a_host_its_own_value() {
     assert_eq!(values, [20, 21, 22, 23]);
     let err = from_env(&layout, &vars).unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::Exhausted));
+    assert!(err.retryable(), "a value frees up when a worker exits");
     assert!(
         err.to_string()
             .contains("every one of the 4 node values 20..24"),
@@ -338,6 +342,7 @@ fn a_mark_before_the_epoch_or_past_the_end_is_an_error_naming_it() {
     ] {
         let err = build(file, stored);
         assert_eq!(err.code(), "LEASE_LOST");
+        assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::StateUnsafe));
         let text = err.to_string();
         assert!(text.contains(file) && text.contains(why), "{text}");
     }
@@ -369,6 +374,7 @@ fn a_leased_value_whose_lock_file_is_deleted_is_given_up_for_another() {
     let err = g.next_id().unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("was replaced"), "{err}");
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::TakenOver));
     let after = g.next_ids(10).unwrap();
     assert_eq!(g.node_values(), [0, 1]);
     assert!(
@@ -417,6 +423,7 @@ fn a_node_check_refusing_value_0_leads_to_value_1_and_refusals_are_errors() {
     .unwrap();
     let err = given.checked(not_zero).unwrap_err();
     assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert_eq!(err.argument_kind(), Some(ArgumentKind::NodeCheck));
     assert!(
         err.to_string()
             .contains("refused node values [0] (POLYFLAKE_NODE_ID=0)"),
@@ -545,6 +552,9 @@ fn close_gives_up_the_identity_while_other_threads_still_issue() {
     );
     assert!(first.is_closed());
     assert_eq!(first.ready().unwrap_err().code(), "LEASE_LOST");
+    let closed = first.next_id().unwrap_err();
+    assert_eq!(closed.lease_lost_reason(), Some(LeaseLostReason::Closed));
+    assert!(!closed.retryable(), "a closed generator is finished");
     assert_eq!(first.next_ids(3).unwrap_err().code(), "LEASE_LOST");
     first.close();
     assert_eq!(

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex};
 
 use polyflake::{
-    Claim, Clock, Error, Generator, Layout, ManualClock, MarkStore, RemoteLease, Result, Tenure,
-    WorkerIdentity,
+    Claim, Clock, Error, Generator, Layout, LeaseLostReason, ManualClock, MarkStore, RemoteLease,
+    Result, Tenure, WorkerIdentity,
 };
 
 #[derive(Debug, Default)]
@@ -21,7 +21,10 @@ impl MarkStore for MemoryMark {
     }
     fn persist(&self, until_ms: i64) -> Result<()> {
         if *self.broken.lock().unwrap() {
-            return Err(Error::LeaseLost("the registry refused the write".into()));
+            return Err(Error::lease_lost(
+                LeaseLostReason::Unreachable,
+                "the registry refused the write".into(),
+            ));
         }
         *self.value.lock().unwrap() = Some(until_ms);
         Ok(())
@@ -88,6 +91,9 @@ fn refuses_past_the_deadline_until_renewed() {
     let err = g.next_id().unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("last renewed"), "{err}");
+    // Nothing was reported: the deadline passed unrenewed.
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::Lapsed));
+    assert!(err.retryable());
     assert_eq!(g.next_ids(3).unwrap_err().code(), "LEASE_LOST");
     let lease = g.stats().lease.unwrap();
     assert_eq!(
@@ -107,13 +113,36 @@ fn refuses_past_the_deadline_until_renewed() {
 }
 
 #[test]
+fn a_deadline_passed_after_the_registry_reported_trouble_is_unreachable() {
+    let start = Layout::twitter().epoch_ms() + 5_000_000;
+    let (g, clock, tenure, _mark) = setup(start);
+    g.next_id().unwrap();
+    tenure.trouble("connection refused");
+    // Trouble alone refuses nothing while the deadline holds.
+    g.next_id().unwrap();
+    clock.set(start + 8_000);
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::Unreachable));
+    assert!(err.to_string().contains("connection refused"), "{err}");
+    // A renewal clears the trouble: the next lapse is a plain one.
+    tenure.renewed(0, start + 9_000);
+    g.next_id().unwrap();
+    clock.set(start + 9_000);
+    assert_eq!(
+        g.next_id().unwrap_err().lease_lost_reason(),
+        Some(LeaseLostReason::Lapsed)
+    );
+}
+
+#[test]
 fn a_lost_lease_refuses_at_once_with_the_reason() {
     let start = Layout::twitter().epoch_ms() + 5_000_000;
     let (g, _clock, tenure, _mark) = setup(start);
     g.next_id().unwrap();
-    tenure.lost(0, "etcd says the lease expired");
+    tenure.lost(0, LeaseLostReason::TakenOver, "etcd says the lease expired");
     let err = g.next_id().unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::TakenOver));
     assert!(
         err.to_string().contains("etcd says the lease expired"),
         "{err}"
@@ -129,7 +158,7 @@ fn a_new_identity_starts_past_its_previous_holders_mark() {
     let start = t.epoch_ms() + 5_000_000;
     let (g, clock, tenure, _mark) = setup(start);
     g.next_id().unwrap();
-    tenure.lost(0, "expired");
+    tenure.lost(0, LeaseLostReason::Lapsed, "expired");
 
     // Node 2's previous holder used time up to 600 ms from now.
     let next_mark = Arc::new(MemoryMark::default());
@@ -179,7 +208,7 @@ fn a_claim_whose_mark_cannot_be_written_is_retried_not_used() {
     let start = t.epoch_ms() + 5_000_000;
     let (g, _clock, tenure, _mark) = setup(start);
     g.next_id().unwrap();
-    tenure.lost(0, "expired");
+    tenure.lost(0, LeaseLostReason::Lapsed, "expired");
     let next_mark = Arc::new(MemoryMark::default());
     *next_mark.broken.lock().unwrap() = true;
     tenure.offer(Claim {
@@ -236,7 +265,7 @@ fn an_offer_the_node_check_refuses_is_not_taken_up() {
         .unwrap();
     let tenure = lease.tenure.lock().unwrap().clone().unwrap();
     g.next_id().unwrap();
-    tenure.lost(0, "expired");
+    tenure.lost(0, LeaseLostReason::Lapsed, "expired");
     let offer = |n: u64| Claim {
         nodes: vec![0, n],
         mark: Arc::new(MemoryMark::default()),
@@ -246,6 +275,8 @@ fn an_offer_the_node_check_refuses_is_not_taken_up() {
     tenure.offer(offer(2));
     let err = g.next_id().unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::CheckRefused));
+    assert!(!err.retryable());
     assert!(
         err.to_string()
             .contains("refused node values [0, 2] (scripted node 2)"),

@@ -193,6 +193,9 @@ fn errors_carry_their_codes() {
         {
             assert_eq!(got, field, "{case}");
         }
+        if let Some(kind) = case["kind"].as_str() {
+            assert_eq!(err.argument_kind().map(|k| k.name()), Some(kind), "{case}");
+        }
     }
 }
 

@@ -13,12 +13,13 @@ use etcd_client::{
 use polyflake::identity::lease::layout_key;
 use polyflake::identity::nodes::{node_space, split_node_number};
 use polyflake::identity::tenure::Generation;
-use polyflake::{Claim, Clock, Error, Layout, Result, Tenure};
+use polyflake::{Claim, Clock, Error, Layout, LeaseLostReason, Result, Tenure};
 use tokio::sync::watch;
 use tokio::time::{sleep, sleep_until, timeout, Instant};
 
 use crate::mark::EtcdMark;
 use crate::owner::owner;
+use crate::{Event, Events};
 use polyflake::RegistrySettings as Settings;
 
 pub(crate) struct Keeper {
@@ -26,8 +27,31 @@ pub(crate) struct Keeper {
     layout: Layout,
     clock: Arc<dyn Clock>,
     tenure: Arc<Tenure>,
+    events: Events,
     workers: String,
     marks: String,
+}
+
+/// The keeper's states: each step of [`Keeper::serve`] returns the next.
+enum State {
+    /// A value is held: renew it, keep its mark ahead.
+    Holding,
+    /// The value was lost or refused: claim another.
+    Claiming,
+    /// The generator is gone: settle the mark, revoke the lease.
+    Stopping,
+}
+
+/// What the keeper works with while it runs.
+struct Session {
+    client: Client,
+    held: Held,
+    stream: Option<KeepAlive>,
+    renewal: Instant,
+    renewals: u64,
+    drifting: bool,
+    /// Values the application's check refused: never claimed again.
+    excluded: HashSet<u64>,
 }
 
 /// The lease and key this process holds now.
@@ -46,6 +70,7 @@ impl Keeper {
         layout: Layout,
         clock: Arc<dyn Clock>,
         tenure: Arc<Tenure>,
+        events: Events,
     ) -> Self {
         let base = format!(
             "{}/{}",
@@ -59,6 +84,7 @@ impl Keeper {
             layout,
             clock,
             tenure,
+            events,
         }
     }
 
@@ -76,9 +102,10 @@ impl Keeper {
         {
             Ok(runtime) => runtime,
             Err(e) => {
-                let _ = claimed.send(Err(Error::LeaseLost(format!(
-                    "cannot start the etcd runtime ({e})"
-                ))));
+                let _ = claimed.send(Err(Error::lease_lost(
+                    LeaseLostReason::Unreachable,
+                    format!("cannot start the etcd runtime ({e})"),
+                )));
                 return;
             }
         };
@@ -91,6 +118,30 @@ impl Keeper {
         mut stop: watch::Receiver<bool>,
         mut refusals: tokio::sync::mpsc::UnboundedReceiver<u64>,
     ) {
+        let Some(mut session) = self.start(&claimed).await else {
+            return;
+        };
+        let mut state = State::Holding;
+        loop {
+            state = match state {
+                State::Holding => self.hold(&mut session, &mut stop, &mut refusals).await,
+                State::Claiming => self.claim_again(&mut session, &mut stop).await,
+                State::Stopping => break,
+            };
+        }
+        // Clean shutdown (the generator is gone): bring the mark back to what
+        // was used, then revoke the lease, which deletes the worker key at once.
+        let s = &self.settings;
+        let Session {
+            mut client, held, ..
+        } = session;
+        let _ = timeout(s.request_timeout, held.mark.settle(&mut client)).await;
+        let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
+    }
+
+    /// Connects and claims the first value, and tells the generator the
+    /// outcome; `None` when there is nothing to keep (refused, or nobody waits).
+    async fn start(&self, claimed: &mpsc::Sender<Result<Claim>>) -> Option<Session> {
         let s = &self.settings;
         let options = ConnectOptions::new()
             .with_connect_timeout(s.request_timeout)
@@ -110,137 +161,165 @@ impl Keeper {
                 Err(self.unreachable(format!("no answer within {:?}", s.request_timeout * 2)))
             }
         };
-        let (mut client, (mut held, claim)) = match first {
+        let (mut client, (held, claim)) = match first {
             Ok(ok) => ok,
             Err(e) => {
                 let _ = claimed.send(Err(e));
-                return;
+                return None;
             }
         };
         if claimed.send(Ok(claim)).is_err() {
             let _ = client.lease_revoke(held.lease_id).await;
-            return;
+            return None;
         }
-        let margin_ms = s.safety_margin.as_millis() as i64;
-        let mut stream: Option<KeepAlive> = None;
-        let mut renewal = Instant::now() + s.keep_alive;
-        let (mut renewals, mut drifting) = (0u64, false);
-        let mut excluded = HashSet::new();
-        loop {
-            let wanted = Arc::clone(&held.mark.wanted);
-            let refused = tokio::select! {
-                _ = stop.changed() => break,
-                () = sleep_until(renewal) => false,
-                () = wanted.notified() => {
-                    self.extend_mark(&mut client, &held).await;
-                    continue;
-                }
-                Some(number) = refusals.recv() => {
-                    if number != held.number {
-                        continue;
-                    }
-                    // The application's check refused the value: free it at
-                    // once and never claim it again.
-                    excluded.insert(number);
-                    let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
-                    true
-                }
-            };
-            if !refused {
-                renewal = Instant::now() + s.keep_alive;
-                let sent_ms = self.clock.now_ms();
-                match timeout(
-                    s.request_timeout,
-                    renew(&mut client, &mut stream, held.lease_id),
-                )
-                .await
-                {
-                    Ok(Ok(ttl)) if ttl > 0 => {
-                        self.tenure
-                            .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
-                        // Keep the mark a lease's length ahead, so that the
-                        // generator never waits on etcd for it.
-                        self.extend_mark(&mut client, &held).await;
-                        renewals += 1;
-                        if renewals % 10 == 0 {
-                            self.report_drift(&mut client, &held, &mut drifting).await;
-                        }
-                        continue;
-                    }
-                    Ok(Ok(_)) => {
-                        self.tenure.lost(
-                            held.generation,
-                            format!(
-                                "etcd lease {:x} on node {} expired before it could be renewed",
-                                held.lease_id, held.number
-                            ),
-                        );
-                    }
-                    Ok(Err(why)) => {
-                        self.tenure
-                            .trouble(format!("etcd keep-alive failed: {why}"));
-                        stream = None;
-                        continue;
-                    }
-                    Err(_) => {
-                        self.tenure.trouble(format!(
-                            "etcd did not answer the keep-alive within {:?}",
-                            s.request_timeout
-                        ));
-                        stream = None;
-                        continue;
-                    }
-                }
-            }
-            // Lost: claim anew until etcd grants one or we are stopped.
-            stream = None;
-            loop {
-                match timeout(s.request_timeout * 4, self.claim(&mut client, &excluded)).await {
-                    Ok(Ok((next, claim))) => {
-                        let generation = self.tenure.offer(claim);
-                        held = Held { generation, ..next };
-                        break;
-                    }
-                    Ok(Err(e)) => self
-                        .tenure
-                        .trouble(format!("claiming a new identity failed: {e}")),
-                    Err(_) => self.tenure.trouble("claiming a new identity timed out"),
-                }
-                tokio::select! {
-                    _ = stop.changed() => return,
-                    () = sleep(s.keep_alive) => {}
-                }
-            }
-            renewal = Instant::now() + s.keep_alive;
-        }
-        // Clean shutdown (the generator is gone): bring the mark back to what
-        // was used, then revoke the lease, which deletes the worker key at once.
-        let _ = timeout(s.request_timeout, held.mark.settle(&mut client)).await;
-        let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
+        Some(Session {
+            client,
+            held,
+            stream: None,
+            renewal: Instant::now() + s.keep_alive,
+            renewals: 0,
+            drifting: false,
+            excluded: HashSet::new(),
+        })
     }
 
-    /// A running worker whose clock has drifted past the bound says so on
-    /// stderr (once, and once more when it is back) and keeps issuing: the
-    /// lease and the mark keep IDs unique; the bound is about their order.
-    async fn report_drift(&self, client: &mut Client, held: &Held, drifting: &mut bool) {
-        let Ok(Ok((_, peers))) =
-            timeout(self.settings.request_timeout, self.free(client, &(0..0))).await
+    /// Holding: waits for the next renewal (extending the mark when the
+    /// generator asks, releasing a value the check refused), renews, and says
+    /// what comes next: holding on, claiming anew after a loss, or stopping.
+    async fn hold(
+        &self,
+        session: &mut Session,
+        stop: &mut watch::Receiver<bool>,
+        refusals: &mut tokio::sync::mpsc::UnboundedReceiver<u64>,
+    ) -> State {
+        let s = &self.settings;
+        let wanted = Arc::clone(&session.held.mark.wanted);
+        tokio::select! {
+            _ = stop.changed() => return State::Stopping,
+            () = sleep_until(session.renewal) => {}
+            () = wanted.notified() => {
+                self.extend_mark(&mut session.client, &session.held).await;
+                return State::Holding;
+            }
+            Some(number) = refusals.recv() => {
+                if number != session.held.number {
+                    return State::Holding;
+                }
+                // The application's check refused the value: free it at
+                // once and never claim it again.
+                session.excluded.insert(number);
+                let lease_id = session.held.lease_id;
+                let _ = timeout(s.request_timeout, session.client.lease_revoke(lease_id)).await;
+                session.stream = None;
+                return State::Claiming;
+            }
+        }
+        session.renewal = Instant::now() + s.keep_alive;
+        let sent_ms = self.clock.now_ms();
+        let held = &session.held;
+        match timeout(
+            s.request_timeout,
+            renew(&mut session.client, &mut session.stream, held.lease_id),
+        )
+        .await
+        {
+            Ok(Ok(ttl)) if ttl > 0 => {
+                let margin_ms = s.safety_margin.as_millis() as i64;
+                self.tenure
+                    .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
+                // Keep the mark a lease's length ahead, so that the
+                // generator never waits on etcd for it.
+                self.extend_mark(&mut session.client, &session.held).await;
+                session.renewals += 1;
+                if session.renewals.is_multiple_of(10) {
+                    self.report_drift(session).await;
+                }
+                State::Holding
+            }
+            Ok(Ok(_)) => {
+                self.tenure.lost(
+                    held.generation,
+                    LeaseLostReason::Lapsed,
+                    format!(
+                        "etcd lease {:x} on node {} expired before it could be renewed",
+                        held.lease_id, held.number
+                    ),
+                );
+                session.stream = None;
+                State::Claiming
+            }
+            Ok(Err(why)) => {
+                self.tenure
+                    .trouble(format!("etcd keep-alive failed: {why}"));
+                session.stream = None;
+                State::Holding
+            }
+            Err(_) => {
+                self.tenure.trouble(format!(
+                    "etcd did not answer the keep-alive within {:?}",
+                    s.request_timeout
+                ));
+                session.stream = None;
+                State::Holding
+            }
+        }
+    }
+
+    /// Claiming: after a loss, claims a new value until etcd grants one
+    /// (offered to the generator) or the keeper is stopped.
+    async fn claim_again(&self, session: &mut Session, stop: &mut watch::Receiver<bool>) -> State {
+        let s = &self.settings;
+        loop {
+            match timeout(
+                s.request_timeout * 4,
+                self.claim(&mut session.client, &session.excluded),
+            )
+            .await
+            {
+                Ok(Ok((next, claim))) => {
+                    let generation = self.tenure.offer(claim);
+                    session.held = Held { generation, ..next };
+                    session.renewal = Instant::now() + s.keep_alive;
+                    return State::Holding;
+                }
+                Ok(Err(e)) => self
+                    .tenure
+                    .trouble(format!("claiming a new identity failed: {e}")),
+                Err(_) => self.tenure.trouble("claiming a new identity timed out"),
+            }
+            tokio::select! {
+                _ = stop.changed() => return State::Stopping,
+                () = sleep(s.keep_alive) => {}
+            }
+        }
+    }
+
+    /// A running worker whose clock has drifted past the bound says so
+    /// through the lease's event hook (once, and once more when it is back)
+    /// and keeps issuing: the lease and the mark keep IDs unique; the bound
+    /// is about their order.
+    async fn report_drift(&self, session: &mut Session) {
+        let Ok(Ok((_, peers))) = timeout(
+            self.settings.request_timeout,
+            self.free(&mut session.client, &(0..0)),
+        )
+        .await
         else {
             return;
         };
-        let own = format!("node {} (", held.number);
+        let own = format!("node {} (", session.held.number);
         let others: Vec<(String, i64)> = peers
             .into_iter()
             .filter(|(p, _)| !p.starts_with(&own))
             .collect();
-        match (self.agrees_with(&others), *drifting) {
+        match (self.agrees_with(&others), session.drifting) {
             (Err(e), false) => {
-                eprintln!("polyflake: still issuing IDs, but {e}");
-                *drifting = true;
+                (self.events)(&Event::ClockDrifted(e.to_string()));
+                session.drifting = true;
             }
             (Ok(()), true) => {
-                eprintln!("polyflake: this clock is back within the bound of its peers'");
-                *drifting = false;
+                (self.events)(&Event::ClockBackInBound);
+                session.drifting = false;
             }
             _ => {}
         }
@@ -271,15 +350,18 @@ impl Keeper {
     fn unreachable(&self, why: impl std::fmt::Display) -> Error {
         let why =
             polyflake::identity::registry::scrubbed(&why.to_string(), &self.settings.endpoints);
-        Error::LeaseLost(format!(
-            "cannot reach etcd at {} ({why})",
-            self.settings
-                .endpoints
-                .iter()
-                .map(|e| polyflake::identity::registry::redacted(e))
-                .collect::<Vec<_>>()
-                .join(",")
-        ))
+        Error::lease_lost(
+            LeaseLostReason::Unreachable,
+            format!(
+                "cannot reach etcd at {} ({why})",
+                self.settings
+                    .endpoints
+                    .iter()
+                    .map(|e| polyflake::identity::registry::redacted(e))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        )
     }
 
     /// Grants a lease and claims the lowest free node value with it.
@@ -356,20 +438,23 @@ impl Keeper {
             }
         }
         let _ = client.lease_revoke(lease_id).await;
-        Err(Error::LeaseLost(format!(
-            "every one of the {} node values {range:?} of layout {} is held in etcd under {}{}",
-            range.end.saturating_sub(range.start),
-            self.layout.name(),
-            self.workers,
-            if excluded.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " or was refused by the node check ({} of them)",
-                    excluded.len()
-                )
-            }
-        )))
+        Err(Error::lease_lost(
+            LeaseLostReason::Exhausted,
+            format!(
+                "every one of the {} node values {range:?} of layout {} is held in etcd under {}{}",
+                range.end.saturating_sub(range.start),
+                self.layout.name(),
+                self.workers,
+                if excluded.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " or was refused by the node check ({} of them)",
+                        excluded.len()
+                    )
+                }
+            ),
+        ))
     }
 }
 
@@ -444,7 +529,7 @@ impl Keeper {
             return Ok(());
         }
         let shown: Vec<&str> = peers.iter().take(5).map(|(p, _)| p.as_str()).collect();
-        Err(Error::LeaseLost(format!(
+        Err(Error::lease_lost(LeaseLostReason::ClockGap, format!(
             "this clock is {} ms {} the median of {} live peers' under {} ({}{}); the bound is {bound} ms (POLYFLAKE_ETCD_MAX_CLOCK_GAP_MS, 0 turns the check off): fix the clock (NTP) before starting",
             gap.abs(),
             if gap > 0 { "ahead of" } else { "behind" },

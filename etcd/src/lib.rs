@@ -12,7 +12,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use polyflake::{Generator, Layout, WorkerIdentity};
+//! use polyflake::{ArgumentKind, Generator, Layout, LeaseLostReason, WorkerIdentity};
 //! use polyflake_etcd::EtcdLease;
 //!
 //! let lease = EtcdLease::new(["http://127.0.0.1:2379"]).prefix("/ids");
@@ -48,7 +48,8 @@ pub use polyflake::identity::registry::{
     DEFAULT_KEEP_ALIVE, DEFAULT_PREFIX, DEFAULT_REQUEST_TIMEOUT, DEFAULT_SAFETY_MARGIN, DEFAULT_TTL,
 };
 use polyflake::{
-    Claim, Clock, Error, Layout, LeaseConnector, RegistrySettings, RemoteLease, Result, Tenure,
+    ArgumentKind, Claim, Clock, Error, Layout, LeaseConnector, LeaseLostReason, RegistrySettings,
+    RemoteLease, Result, Tenure,
 };
 use tokio::sync::watch;
 
@@ -59,7 +60,40 @@ pub use mark::EtcdMark;
 /// generator stops the keep-alive and revokes the lease, which frees the key.
 pub struct EtcdLease {
     settings: RegistrySettings,
+    events: Events,
     running: Mutex<Option<Running>>,
+}
+
+/// What the keep-alive thread has to say while IDs keep flowing, for the
+/// application's log (refusals reach callers as `LEASE_LOST` instead).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event {
+    /// This clock drifted past the bound from its live peers' (their
+    /// median); IDs stay unique, their order across processes may not.
+    ClockDrifted(String),
+    /// This clock is back within the bound.
+    ClockBackInBound,
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::ClockDrifted(why) => write!(f, "still issuing IDs, but {why}"),
+            Event::ClockBackInBound => {
+                f.write_str("this clock is back within the bound of its peers'")
+            }
+        }
+    }
+}
+
+/// Where a lease's [`Event`]s go.
+pub type Events = Arc<dyn Fn(&Event) + Send + Sync>;
+
+/// The default hook: one line on stderr, `polyflake: …`, as the CLI and the
+/// bindings have always said it.
+pub fn events_to_stderr() -> Events {
+    Arc::new(|event: &Event| eprintln!("polyflake: {event}"))
 }
 
 struct Running {
@@ -89,8 +123,16 @@ impl EtcdLease {
     pub fn with_settings(settings: RegistrySettings) -> EtcdLease {
         EtcdLease {
             settings,
+            events: events_to_stderr(),
             running: Mutex::new(None),
         }
+    }
+
+    /// Sends the keep-alive thread's [`Event`]s to `hook` instead of stderr.
+    #[must_use]
+    pub fn on_event(mut self, hook: impl Fn(&Event) + Send + Sync + 'static) -> Self {
+        self.events = Arc::new(hook);
+        self
     }
     /// The key prefix (default `/polyflake`).
     #[must_use]
@@ -147,19 +189,29 @@ impl RemoteLease for EtcdLease {
         self.settings.validate()?;
         let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
         if running.is_some() {
-            return Err(Error::InvalidArgument(
+            return Err(Error::invalid(
+                ArgumentKind::Usage,
                 "an etcd lease serves one generator; make one per generator".into(),
             ));
         }
         let (stop, stopped) = watch::channel(false);
         let (claimed, first) = std::sync::mpsc::channel();
         let (refusals, refused) = tokio::sync::mpsc::unbounded_channel();
-        let task = keeper::Keeper::new(self.settings.clone(), layout.clone(), clock, tenure);
+        let task = keeper::Keeper::new(
+            self.settings.clone(),
+            layout.clone(),
+            clock,
+            tenure,
+            Arc::clone(&self.events),
+        );
         let thread = std::thread::Builder::new()
             .name("polyflake-etcd".into())
             .spawn(move || task.run(claimed, stopped, refused))
             .map_err(|e| {
-                Error::LeaseLost(format!("cannot start the etcd keep-alive thread ({e})"))
+                Error::lease_lost(
+                    LeaseLostReason::Unreachable,
+                    format!("cannot start the etcd keep-alive thread ({e})"),
+                )
             })?;
         match first.recv() {
             Ok(Ok(claim)) => {
@@ -177,7 +229,8 @@ impl RemoteLease for EtcdLease {
             }
             Err(_) => {
                 let _ = thread.join();
-                Err(Error::LeaseLost(
+                Err(Error::lease_lost(
+                    LeaseLostReason::Unreachable,
                     "the etcd keep-alive thread ended before claiming".into(),
                 ))
             }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 use etcd_client::{Client, Compare, CompareOp, PutOptions, Txn, TxnOp};
-use polyflake::{Error, MarkStore, Result};
+use polyflake::{Error, LeaseLostReason, MarkStore, Result};
 use tokio::sync::Notify;
 
 /// `<prefix>/<layout>/marks/<n>`: not attached to any lease, so it outlives
@@ -49,10 +49,13 @@ impl EtcdMark {
         mark_key: String,
         lease_id: i64,
     ) -> Result<EtcdMark> {
-        let response = client
-            .get(mark_key.as_str(), None)
-            .await
-            .map_err(|e| lost(&mark_key, format!("cannot be read ({e})")))?;
+        let response = client.get(mark_key.as_str(), None).await.map_err(|e| {
+            lost(
+                &mark_key,
+                LeaseLostReason::Unreachable,
+                format!("cannot be read ({e})"),
+            )
+        })?;
         let previous = match response.kvs().first() {
             None => None,
             Some(kv) => {
@@ -60,6 +63,7 @@ impl EtcdMark {
                 Some(text.trim().parse::<i64>().map_err(|_| {
                     lost(
                         &mark_key,
+                        LeaseLostReason::StateUnsafe,
                         format!("is corrupt: holds {text:?}, not a timestamp"),
                     )
                 })?)
@@ -125,7 +129,11 @@ impl EtcdMark {
     }
 
     fn refused(&self, e: etcd_client::Error) -> Error {
-        lost(&self.mark_key, format!("etcd refused ({e})"))
+        lost(
+            &self.mark_key,
+            LeaseLostReason::Unreachable,
+            format!("etcd refused ({e})"),
+        )
     }
 
     /// Writes the mark, and with `clock_ms` the worker key's clock reading
@@ -150,6 +158,7 @@ impl EtcdMark {
         } else {
             Err(lost(
                 &self.mark_key,
+                LeaseLostReason::TakenOver,
                 format!(
                     "not written: {} is no longer held by lease {:x}",
                     self.worker_key, self.lease_id
@@ -159,8 +168,8 @@ impl EtcdMark {
     }
 }
 
-fn lost(key: &str, why: impl fmt::Display) -> Error {
-    Error::LeaseLost(format!("high-water mark {key}: {why}"))
+fn lost(key: &str, reason: LeaseLostReason, why: impl fmt::Display) -> Error {
+    Error::lease_lost(reason, format!("high-water mark {key}: {why}"))
 }
 
 impl MarkStore for EtcdMark {
@@ -179,6 +188,7 @@ impl MarkStore for EtcdMark {
         self.wanted.notify_one();
         Err(lost(
             &self.mark_key,
+            LeaseLostReason::Unreachable,
             format!(
                 "etcd has confirmed it only up to {confirmed} ms, short of {until_ms} ms; refusing rather than waiting on the network"
             ),

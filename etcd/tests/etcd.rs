@@ -321,6 +321,13 @@ fn a_generator_refuses_before_its_lease_can_expire_and_recovers() {
     };
     let refused_after = paused.elapsed();
     assert_eq!(err.code(), "LEASE_LOST", "{err}");
+    // Etcd's silence was reported before the deadline passed, and waiting helps.
+    assert_eq!(
+        err.lease_lost_reason(),
+        Some(polyflake::LeaseLostReason::Unreachable),
+        "{err}"
+    );
+    assert!(err.retryable());
     // Once refusing, a call answers from memory: no round trip to the
     // frozen etcd (the request timeout here is 900 ms).
     let mut answers: Vec<Duration> = (0..50)
@@ -481,6 +488,10 @@ fn a_claimant_whose_clock_is_far_from_its_peers_is_refused() {
     };
     let err = claim_at(30_000).unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
+    assert_eq!(
+        err.lease_lost_reason(),
+        Some(polyflake::LeaseLostReason::ClockGap)
+    );
     let why = err.to_string();
     assert!(why.contains("ahead of the median of 2 live peers"), "{why}");
     assert!(why.contains("the bound is 10000 ms"), "{why}");
@@ -615,6 +626,10 @@ fn unreachable_etcd_and_bad_settings_are_clear_errors() {
     .unwrap_err();
     assert_eq!(err.code(), "LEASE_LOST");
     assert!(err.to_string().contains("cannot reach etcd"), "{err}");
+    assert_eq!(
+        err.lease_lost_reason(),
+        Some(polyflake::LeaseLostReason::Unreachable)
+    );
 
     // A password in an endpoint never reaches a message.
     let err = leased(Arc::new(
@@ -643,6 +658,10 @@ fn unreachable_etcd_and_bad_settings_are_clear_errors() {
     let err =
         WorkerIdentity::resolve_from(&Layout::twitter(), &vars, clock.clone(), &[]).unwrap_err();
     assert_eq!(err.code(), "INVALID_ARGUMENT");
+    assert_eq!(
+        err.argument_kind(),
+        Some(polyflake::ArgumentKind::NotInBuild)
+    );
     assert!(err.to_string().contains("--features etcd"), "{err}");
     let err = WorkerIdentity::resolve_from(&Layout::twitter(), &vars, clock, &[&EtcdConnector])
         .unwrap_err();

@@ -333,11 +333,13 @@ def min_max_cases() -> list[dict]:
 def error_cases() -> list[dict]:
     out = []
 
-    def compose(layout, ts, seq, nodes, code, field=None, why=""):
+    def compose(layout, ts, seq, nodes, code, field=None, why="", kind=None):
         case = {"op": "compose", "layout": layout, "timestamp_ms": str(ts), "sequence": str(seq),
                 "nodes": {k: str(v) for k, v in nodes.items()}, "error": code, "why": why}
         if field:
             case["field"] = field
+        if kind:
+            case["kind"] = kind  # INVALID_ARGUMENT's kind (docs/contract.md)
         out.append(case)
 
     for name, m in MODELS.items():
@@ -349,8 +351,10 @@ def error_cases() -> list[dict]:
             compose(name, m.epoch, 0, {**zeros, n: 1 << b}, "FIELD_OUT_OF_RANGE", n, f"{n} one past its max")
         if m.nodes:
             missing = dict(list(zeros.items())[1:])
-            compose(name, m.epoch, 0, missing, "INVALID_ARGUMENT", why="a node field is missing")
-        compose(name, m.epoch, 0, {**zeros, "bogus": 1}, "INVALID_ARGUMENT", why="an unknown node field")
+            compose(name, m.epoch, 0, missing, "INVALID_ARGUMENT", why="a node field is missing",
+                    kind="missing_field")
+        compose(name, m.epoch, 0, {**zeros, "bogus": 1}, "INVALID_ARGUMENT", why="an unknown node field",
+                kind="unknown_name")
         if m.unused:
             for id_ in (1 << 63, U64):
                 out.append({"op": "decode", "layout": name, "id": str(id_), "error": "FIELD_OUT_OF_RANGE",

@@ -15,7 +15,9 @@ from ._json import dumps, is_id_key, json_default, loads
 from ._polyflake import (
     ENCODINGS,
     Generator,
+    GeneratorStats,
     Layout,
+    LeaseStats,
     ManualClock,
     Parts,
     Segment,
@@ -31,12 +33,14 @@ from ._polyflake import (
 )
 from ._types import Encoding, LayoutLike
 from .errors import (
+    ArgumentKind,
     ClockMovedBackwardsError,
     FieldOutOfRangeError,
     InvalidArgumentError,
     InvalidEncodingError,
     InvalidLayoutError,
     LeaseLostError,
+    LeaseLostReason,
     PolyflakeError,
     StateIoError,
     TimestampBeforeEpochError,
@@ -44,17 +48,21 @@ from .errors import (
 )
 
 __all__ = [
+    "ArgumentKind",
     "ENCODINGS",
     "Encoding",
     "ClockMovedBackwardsError",
     "FieldOutOfRangeError",
     "Generator",
+    "GeneratorStats",
     "InvalidArgumentError",
     "InvalidEncodingError",
     "InvalidLayoutError",
     "Layout",
     "LayoutLike",
     "LeaseLostError",
+    "LeaseLostReason",
+    "LeaseStats",
     "ManualClock",
     "Parts",
     "PolyflakeError",

@@ -4,13 +4,20 @@ Input errors subclass ``ValueError``, clock and identity errors ``RuntimeError``
 a mistake in the call itself (an unknown field or option name) subclasses both
 ``TypeError`` and ``ValueError``. Every exception carries ``.code`` and, where it
 has them, details such as ``.field``, ``.value``, ``.max`` or ``.behind_ms``.
+``LeaseLostError.reason`` says why a generator refuses (a :class:`LeaseLostReason`)
+and ``.retryable`` whether waiting can help; ``InvalidArgumentError.kind`` what
+kind of mistake it is (an :class:`ArgumentKind`). Both enums are ``str`` enums
+of the contract's names, checked against the core's lists by the tests.
 """
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, ClassVar
 
 __all__ = [
+    "ArgumentKind",
+    "LeaseLostReason",
     "PolyflakeError",
     "FieldOutOfRangeError",
     "TimestampBeforeEpochError",
@@ -24,6 +31,37 @@ __all__ = [
 ]
 
 
+class LeaseLostReason(str, Enum):
+    """Why a generator refuses to issue under its identity (``docs/contract.md``)."""
+
+    CLOSED = "closed"
+    FORKED = "forked"
+    LAPSED = "lapsed"
+    UNREACHABLE = "unreachable"
+    TAKEN_OVER = "taken_over"
+    EXHAUSTED = "exhausted"
+    CLOCK_GAP = "clock_gap"
+    CHECK_REFUSED = "check_refused"
+    STATE_UNSAFE = "state_unsafe"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class ArgumentKind(str, Enum):
+    """What kind of mistake an ``InvalidArgumentError`` is (``docs/contract.md``)."""
+
+    UNKNOWN_NAME = "unknown_name"
+    MISSING_FIELD = "missing_field"
+    CONFIGURATION = "configuration"
+    NOT_IN_BUILD = "not_in_build"
+    NODE_CHECK = "node_check"
+    USAGE = "usage"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class PolyflakeError(Exception):
     """Base class of every polyflake error."""
 
@@ -34,9 +72,10 @@ class PolyflakeError(Exception):
         message: str,
         text_details: dict[str, str] | None = None,
         int_details: dict[str, int] | None = None,
+        flag_details: dict[str, bool] | None = None,
     ) -> None:
         super().__init__(message)
-        for details in (text_details, int_details):
+        for details in (text_details, int_details, flag_details):
             for key, value in (details or {}).items():
                 setattr(self, key, value)
 
@@ -86,15 +125,31 @@ class ClockMovedBackwardsError(PolyflakeError, RuntimeError):
 
 
 class LeaseLostError(PolyflakeError, RuntimeError):
-    """The worker identity can no longer be trusted (also: a generator used after fork)."""
+    """The worker identity can no longer be trusted; ``reason`` says why
+    (``FORKED`` for a generator used after fork) and ``retryable`` whether
+    waiting and calling again can help."""
 
     code = "LEASE_LOST"
+    reason: LeaseLostReason
+    retryable: bool
+
+    def __init__(self, message: str, *details: Any) -> None:
+        super().__init__(message, *details)
+        if isinstance(getattr(self, "reason", None), str):
+            self.reason = LeaseLostReason(self.reason)
 
 
 class InvalidArgumentError(PolyflakeError, TypeError, ValueError):
-    """An unknown or missing node field, or an unknown option or encoding name."""
+    """A mistake in the call or the configuration; ``kind`` says which:
+    an unknown name, a missing field, a bad environment variable …"""
 
     code = "INVALID_ARGUMENT"
+    kind: ArgumentKind
+
+    def __init__(self, message: str, *details: Any) -> None:
+        super().__init__(message, *details)
+        if isinstance(getattr(self, "kind", None), str):
+            self.kind = ArgumentKind(self.kind)
 
 
 class StateIoError(PolyflakeError, OSError):

@@ -10,7 +10,7 @@ use super::handover::Held;
 use super::marks::{floor_state, Mark};
 use super::{BackwardsPolicy, Generator, IdentityNote, Padded, NONE};
 use crate::clock::{Clock, ClockSource, MonotonicClock};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, LeaseLostReason, Result};
 use crate::id::layout::{Layout, MAX_NODE_FIELDS};
 use crate::identity::resolve::WorkerIdentity;
 
@@ -114,13 +114,14 @@ impl GeneratorBuilder {
         let mut held = None;
         if let Some(identity) = self.identity.take() {
             if self.positional.is_some() || !self.named.is_empty() {
-                return Err(Error::InvalidArgument(
+                return Err(Error::invalid(
+                    ArgumentKind::Usage,
                     "the identity is resolved already; give no node fields".into(),
                 ));
             }
             if let Some(clock) = &self.clock {
                 if !same_clock(clock, &identity.clock) {
-                    return Err(Error::InvalidArgument(
+                    return Err(Error::invalid(ArgumentKind::Usage,
                         "the identity was resolved against another clock; give the generator that one"
                             .into(),
                     ));
@@ -145,7 +146,8 @@ impl GeneratorBuilder {
         };
         let nodes = match (self.positional, self.named.is_empty()) {
             (Some(_), false) => {
-                return Err(Error::InvalidArgument(
+                return Err(Error::invalid(
+                    ArgumentKind::Usage,
                     "give the node fields either by position or by name, not both".into(),
                 ))
             }
@@ -161,14 +163,14 @@ impl GeneratorBuilder {
         if let Some(ms) = resumed_ms.filter(|&ms| ms < layout.epoch_ms()) {
             // No generator of this layout writes such a mark: it is another
             // layout's, or was tampered with. Starting from it would be a reset.
-            return Err(Error::LeaseLost(format!(
+            return Err(Error::lease_lost(LeaseLostReason::StateUnsafe, format!(
                 "the high-water mark of {source} holds {ms}, before layout {}'s epoch {}; remove it only if no generator with this identity has run since",
                 layout.name(),
                 layout.epoch_ms()
             )));
         }
         if let Some(ms) = resumed_ms.filter(|&ms| ms > layout.max_timestamp_ms()) {
-            return Err(Error::LeaseLost(format!(
+            return Err(Error::lease_lost(LeaseLostReason::StateUnsafe, format!(
                 "the high-water mark of {source} holds {ms}, past the end of layout {}'s time field ({}): this identity has no time left",
                 layout.name(),
                 layout.max_timestamp_ms()

@@ -5,11 +5,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::{lock, Generator, CLOSED, NONE};
-use crate::error::{Error, Result};
+use crate::error::{Error, LeaseLostReason, Result};
 use crate::identity::mark::MarkStore;
 
 pub(super) fn closed() -> Error {
-    Error::LeaseLost("the generator was closed: its worker identity is given up".into())
+    Error::lease_lost(
+        LeaseLostReason::Closed,
+        "the generator was closed: its worker identity is given up".into(),
+    )
 }
 
 /// The mark store of a closed generator: its own went with the identity.

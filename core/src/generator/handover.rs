@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use super::marks::floor_state;
 use super::{closed, lock, Generator, CLOSED, NONE};
-use crate::error::{Error, Result};
+use crate::error::{Error, LeaseLostReason, Result};
 use crate::id::layout::MAX_NODE_FIELDS;
 use crate::identity::tenure::{Claim, RemoteLease, Tenure};
 
@@ -33,7 +33,7 @@ impl Generator {
         if now_ms < held.tenure.valid_until_ms() {
             return Ok(());
         }
-        let (generation, claim) = held.tenure.take_offer(now_ms).map_err(Error::LeaseLost)?;
+        let (generation, claim) = held.tenure.take_offer(now_ms)?;
         if let Some(check) = held
             .check
             .as_ref()
@@ -44,9 +44,10 @@ impl Generator {
                 Err((failure, true)) => {
                     // Asked again at the next call; the value is kept meanwhile.
                     held.tenure.restore(generation, claim);
-                    return Err(Error::LeaseLost(format!(
-                        "{failure}; asking again at the next call"
-                    )));
+                    return Err(Error::lease_lost(
+                        LeaseLostReason::CheckRefused,
+                        format!("{failure}; asking again at the next call"),
+                    ));
                 }
                 Err((refusal, false)) => {
                     held.tenure.discard(generation);
@@ -58,12 +59,15 @@ impl Generator {
                     } else {
                         "no other will be offered"
                     };
-                    return Err(Error::LeaseLost(format!("{refusal}; {next}")));
+                    return Err(Error::lease_lost(
+                        LeaseLostReason::CheckRefused,
+                        format!("{refusal}; {next}"),
+                    ));
                 }
             }
         }
         let taken = claim.mark.load().and_then(|previous_ms| match previous_ms {
-            Some(ms) if ms > now_ms => Err(Error::LeaseLost(format!(
+            Some(ms) if ms > now_ms => Err(Error::lease_lost(LeaseLostReason::Lapsed, format!(
                 "{} is taken up in {} ms, when the clock passes its previous holder's high-water mark",
                 claim.source,
                 ms - now_ms
@@ -89,7 +93,8 @@ impl Generator {
         let layout = &self.layout;
         let node_bits = layout.node_bits(&claim.nodes)?;
         let Some(mark) = &self.mark else {
-            return Err(Error::LeaseLost(
+            return Err(Error::lease_lost(
+                LeaseLostReason::StateUnsafe,
                 "a remote lease needs a high-water mark".into(),
             ));
         };

@@ -9,17 +9,17 @@ mod closing;
 mod counts;
 mod handover;
 mod marks;
+mod request;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::clock::{Clock, ClockSource, MonotonicClock};
-use crate::error::{Error, Result};
+use crate::clock::{Clock, ClockSource};
+use crate::error::{ArgumentKind, Error, Result};
 use crate::id::layout::{Layout, MAX_NODE_FIELDS};
 use crate::identity::mark::DEFAULT_MARK_LEAD_MS;
 use crate::identity::registry::LeaseConnector;
-use crate::identity::resolve::WorkerIdentity;
 
 pub use builder::GeneratorBuilder;
 use closing::closed;
@@ -27,6 +27,7 @@ use counts::Counters;
 pub use counts::GeneratorStats;
 use handover::Held;
 use marks::Mark;
+pub use request::{GeneratorRequest, IdentityRequest};
 
 /// What a generator does when the clock reads earlier than the last tick it
 /// issued IDs for.
@@ -67,9 +68,10 @@ impl BackwardsPolicy {
             "fail" => Ok(BackwardsPolicy::Fail),
             "wait" => Ok(BackwardsPolicy::Wait { max_ms }),
             "logical" => Ok(BackwardsPolicy::Logical),
-            other => Err(Error::InvalidArgument(format!(
-                "{option} must be 'fail', 'wait' or 'logical', not {other:?}"
-            ))),
+            other => Err(Error::invalid(
+                ArgumentKind::UnknownName,
+                format!("{option} must be 'fail', 'wait' or 'logical', not {other:?}"),
+            )),
         }
     }
 }
@@ -193,7 +195,7 @@ impl Generator {
     /// `docs/identity.md` (`POLYFLAKE_NODE_ID`, per-field variables,
     /// `POLYFLAKE_ORDINAL`, else a local lease in the state directory), on
     /// the monotonic clock. Resolving the identity touches files (and the
-    /// network, for a registry): see [`WorkerIdentity`].
+    /// network, for a registry): see [`WorkerIdentity`](crate::WorkerIdentity).
     pub fn from_env(layout: Layout) -> Result<Generator> {
         Generator::from_env_with(layout, &[])
     }
@@ -201,9 +203,7 @@ impl Generator {
     /// [`from_env`](Self::from_env) that may also lease from the registries
     /// of `connectors` (each registry's crate provides its connector).
     pub fn from_env_with(layout: Layout, connectors: &[&dyn LeaseConnector]) -> Result<Generator> {
-        let clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
-        let identity = WorkerIdentity::resolve_from_env(&layout, clock, connectors)?;
-        Generator::builder(layout).identity(identity).build()
+        GeneratorRequest::new(layout, IdentityRequest::Environment).resolve(connectors)
     }
 
     /// Where the worker identity came from, for people (`local lease 3 in …`).

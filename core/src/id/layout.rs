@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, Result};
 pub(crate) use crate::id::plan::mask;
 use crate::id::plan::Plan;
 pub use crate::id::plan::MAX_NODE_FIELDS;
@@ -364,13 +364,16 @@ impl Layout {
     /// Range-checks node values given in layout order and packs them in place.
     pub fn node_bits(&self, values: &[u64]) -> Result<u64> {
         if values.len() != self.nodes.len() {
-            return Err(Error::InvalidArgument(format!(
-                "layout {} has {} node fields ({}), got {} values",
-                self.name,
-                self.nodes.len(),
-                self.field_names(),
-                values.len()
-            )));
+            return Err(Error::invalid(
+                ArgumentKind::Usage,
+                format!(
+                    "layout {} has {} node fields ({}), got {} values",
+                    self.name,
+                    self.nodes.len(),
+                    self.field_names(),
+                    values.len()
+                ),
+            ));
         }
         let mut bits = 0;
         for (field, &value) in self.nodes.iter().zip(values) {
@@ -392,25 +395,32 @@ impl Layout {
         let mut seen = [false; MAX_NODE_FIELDS];
         for (name, value) in named {
             let Some(i) = self.node_index(name) else {
-                return Err(Error::InvalidArgument(format!(
-                    "layout {} has no field {name:?} (fields: {})",
-                    self.name,
-                    self.field_names()
-                )));
+                return Err(Error::invalid(
+                    ArgumentKind::UnknownName,
+                    format!(
+                        "layout {} has no field {name:?} (fields: {})",
+                        self.name,
+                        self.field_names()
+                    ),
+                ));
             };
             if seen[i] {
-                return Err(Error::InvalidArgument(format!(
-                    "field {name:?} given twice"
-                )));
+                return Err(Error::invalid(
+                    ArgumentKind::Usage,
+                    format!("field {name:?} given twice"),
+                ));
             }
             seen[i] = true;
             values[i] = value;
         }
         if let Some(missing) = self.nodes.iter().zip(seen).find(|(_, s)| !s) {
-            return Err(Error::InvalidArgument(format!(
-                "missing field {:?} for layout {}",
-                missing.0.name, self.name
-            )));
+            return Err(Error::invalid(
+                ArgumentKind::MissingField,
+                format!(
+                    "missing field {:?} for layout {}",
+                    missing.0.name, self.name
+                ),
+            ));
         }
         Ok(values)
     }

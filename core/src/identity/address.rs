@@ -6,7 +6,7 @@
 use std::net::Ipv4Addr;
 
 use super::nodes::split_node_number;
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, Result};
 use crate::id::layout::Layout;
 
 /// The value of `POLYFLAKE_NODE_ID` that asks for this identity.
@@ -53,7 +53,7 @@ pub fn nodes_from_private_ipv4(
                 .collect();
             format!("only {}", list.join(", "))
         };
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::invalid(ArgumentKind::Configuration, format!(
             "{variable}: this host has no private IPv4 address (10/8, 172.16/12, 192.168/16, 100.64/10, 169.254/16), {seen}; set {} to a number instead",
             super::variables::ENV_NODE_ID
         )));
@@ -65,7 +65,7 @@ pub fn nodes_from_private_ipv4(
         .sum();
     let host_bits = 32 - u32::from(len);
     if node_bits > host_bits {
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::invalid(ArgumentKind::Configuration, format!(
             "{variable}: layout {} has {node_bits} node bits, but {address} on {interface} lies in {net}/{len}, which leaves only {host_bits} bits to tell hosts apart",
             layout.name()
         )));

@@ -6,7 +6,7 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, Result};
 
 type CheckFn = dyn Fn(&[u64]) -> Result<bool> + Send + Sync;
 
@@ -48,9 +48,10 @@ impl NodeCheck {
     ) -> std::result::Result<(), (Error, bool)> {
         let refused = |why: String, failed: bool| {
             Err((
-                Error::InvalidArgument(format!(
-                    "the node check {why} node values {nodes:?} ({source})"
-                )),
+                Error::invalid(
+                    ArgumentKind::NodeCheck,
+                    format!("the node check {why} node values {nodes:?} ({source})"),
+                ),
                 failed,
             ))
         };
@@ -85,7 +86,9 @@ mod tests {
                 .contains("refused node values [2] (POLYFLAKE_NODE_ID=2)"),
             "{err}"
         );
-        let failing = NodeCheck::fallible(|_| Err(Error::InvalidArgument("registry down".into())));
+        let failing = NodeCheck::fallible(|_| {
+            Err(Error::invalid(ArgumentKind::Usage, "registry down".into()))
+        });
         assert!(failing
             .verify(&[1], "x")
             .unwrap_err()

@@ -1,14 +1,15 @@
 //! The environment's say in the worker identity: which variables are set,
-//! and what they select. Nothing here opens a file but `/etc/hostname`;
-//! [`super::resolve`] acts on the choice.
+//! and what they select. Everything is read through an [`Environment`]
+//! (the process's own, or a map in tests), the host name and the temp dir
+//! included; [`super::resolve`] acts on the choice.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::nodes::{field_variable, node_space, split_node_number, Identity};
-use super::registry::{parse_endpoints, prefix_variable, RegistrySettings};
+use super::registry::{parse_endpoints, prefix_variable, RegistryDuration, RegistrySettings};
 use super::variables::{ENV_NODE_ID, ENV_ORDINAL, ENV_STATE_DIR, ENV_WORKER_BITS};
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, Result};
 use crate::id::layout::{Layout, MAX_NODE_FIELDS};
 
 /// Where variables are read from: the process environment, or a map in tests.
@@ -21,6 +22,20 @@ pub trait Environment {
     /// order (for `POLYFLAKE_NODE_ID=private-ip`).
     fn ipv4_addresses(&self) -> Vec<(String, std::net::Ipv4Addr)> {
         super::address::system_ipv4_addresses()
+    }
+    /// The host's name (for `POLYFLAKE_ORDINAL=hostname`): `HOSTNAME` if
+    /// set, else the system's (`/etc/hostname`).
+    fn hostname(&self) -> Option<String> {
+        self.var("HOSTNAME").filter(|h| !h.is_empty()).or_else(|| {
+            std::fs::read_to_string("/etc/hostname")
+                .ok()
+                .map(|h| h.trim().to_owned())
+                .filter(|h| !h.is_empty())
+        })
+    }
+    /// The system's temporary directory (the state directory's last resort).
+    fn temp_dir(&self) -> PathBuf {
+        std::env::temp_dir()
     }
 }
 
@@ -42,6 +57,9 @@ impl Environment for ProcessEnvironment {
     }
 }
 
+/// Variables from a map, for tests and embedders: the host name is the
+/// map's `HOSTNAME` alone and the temp dir its `TMPDIR` (else the system's),
+/// so that nothing of the real host leaks into what the map describes.
 impl Environment for HashMap<String, String> {
     fn var(&self, name: &str) -> Option<String> {
         self.get(name).cloned()
@@ -51,6 +69,13 @@ impl Environment for HashMap<String, String> {
             .filter(|k| k.starts_with("POLYFLAKE_"))
             .cloned()
             .collect()
+    }
+    fn hostname(&self) -> Option<String> {
+        self.get("HOSTNAME").filter(|h| !h.is_empty()).cloned()
+    }
+    fn temp_dir(&self) -> PathBuf {
+        self.get("TMPDIR")
+            .map_or_else(std::env::temp_dir, PathBuf::from)
     }
 }
 
@@ -85,9 +110,10 @@ pub enum EnvChoice {
 /// never read as unset (that is how a typo defaults to node 0).
 fn read(env: &dyn Environment, name: &str) -> Result<Option<String>> {
     match env.var(name) {
-        Some(v) if v.trim().is_empty() => Err(Error::InvalidArgument(format!(
-            "{name} is set but empty; give it a value or unset it"
-        ))),
+        Some(v) if v.trim().is_empty() => Err(Error::invalid(
+            ArgumentKind::Configuration,
+            format!("{name} is set but empty; give it a value or unset it"),
+        )),
         other => Ok(other),
     }
 }
@@ -144,10 +170,13 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         chosen.push(ENV_ORDINAL.to_owned());
     }
     if chosen.len() > 1 {
-        return Err(Error::InvalidArgument(format!(
-            "the worker identity is given more than one way ({}); set only one",
-            chosen.join(" and ")
-        )));
+        return Err(Error::invalid(
+            ArgumentKind::Configuration,
+            format!(
+                "the worker identity is given more than one way ({}); set only one",
+                chosen.join(" and ")
+            ),
+        ));
     }
     if let Some(text) = read(env, ENV_WORKER_BITS)? {
         return host_and_worker(
@@ -162,26 +191,24 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
     if let Some((name, endpoints)) = registries.into_iter().next() {
         let mut settings = RegistrySettings::new(parse_endpoints(&endpoints));
         if settings.endpoints.is_empty() {
-            return Err(Error::InvalidArgument(format!(
-                "{} names no endpoint",
-                super::registry::endpoints_variable(&name)
-            )));
+            return Err(Error::invalid(
+                ArgumentKind::Configuration,
+                format!(
+                    "{} names no endpoint",
+                    super::registry::endpoints_variable(&name)
+                ),
+            ));
         }
         if let Some(prefix) = read(env, &prefix_variable(&name))? {
             settings.prefix = prefix;
         }
         // The lease's timings in milliseconds, as Node's `fromEtcd` takes them.
-        let durations: [(&str, &mut std::time::Duration); 5] = [
-            ("MAX_CLOCK_GAP_MS", &mut settings.max_clock_gap),
-            ("TTL_MS", &mut settings.ttl),
-            ("KEEP_ALIVE_MS", &mut settings.keep_alive),
-            ("SAFETY_MARGIN_MS", &mut settings.safety_margin),
-            ("REQUEST_TIMEOUT_MS", &mut settings.request_timeout),
-        ];
-        for (suffix, setting) in durations {
-            let variable = super::registry::setting_variable(&name, suffix);
+        for setting in RegistryDuration::ALL {
+            let suffix = format!("{}_MS", setting.name().to_ascii_uppercase());
+            let variable = super::registry::setting_variable(&name, &suffix);
             if let Some(ms) = read(env, &variable)? {
-                *setting = std::time::Duration::from_millis(parse_number(&variable, &ms)?);
+                *setting.slot(&mut settings) =
+                    std::time::Duration::from_millis(parse_number(&variable, &ms)?);
             }
         }
         return Ok(EnvChoice::Registry { name, settings });
@@ -202,11 +229,14 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
         let mut nodes = Vec::with_capacity(MAX_NODE_FIELDS);
         for (field, variable) in layout.node_fields().iter().zip(&field_vars) {
             let text = read(env, variable)?.ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "{variable} is not set, but {} is: set every node field of layout {}",
-                    given_fields[0],
-                    layout.name()
-                ))
+                Error::invalid(
+                    ArgumentKind::Configuration,
+                    format!(
+                        "{variable} is not set, but {} is: set every node field of layout {}",
+                        given_fields[0],
+                        layout.name()
+                    ),
+                )
             })?;
             let value = parse_number(variable, &text)?;
             if value > field.max() {
@@ -232,7 +262,7 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
     // Where every process has a filesystem of its own, a local lease gives
     // every one of them node 0: refuse rather than guess.
     if env.var(ENV_KUBERNETES).is_some() {
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::invalid(ArgumentKind::Configuration, format!(
             "no worker identity is configured, and {ENV_KUBERNETES} is set: in Kubernetes every pod has a filesystem of its own, so a local lease would give every pod node 0. Set {ENV_ORDINAL}=hostname (a StatefulSet), a registry lease (POLYFLAKE_<NAME>_ENDPOINTS) or {ENV_NODE_ID} (docs/identity.md)"
         )));
     }
@@ -245,13 +275,17 @@ const ENV_KUBERNETES: &str = "KUBERNETES_SERVICE_HOST";
 fn parse_number(variable: &str, text: &str) -> Result<u64> {
     let trimmed = text.trim();
     if trimmed.is_empty() || !trimmed.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Error::InvalidArgument(format!(
-            "{variable}={text:?} is not a non-negative whole number"
-        )));
+        return Err(Error::invalid(
+            ArgumentKind::Configuration,
+            format!("{variable}={text:?} is not a non-negative whole number"),
+        ));
     }
-    trimmed
-        .parse()
-        .map_err(|_| Error::InvalidArgument(format!("{variable}={text:?} does not fit 64 bits")))
+    trimmed.parse().map_err(|_| {
+        Error::invalid(
+            ArgumentKind::Configuration,
+            format!("{variable}={text:?} does not fit 64 bits"),
+        )
+    })
 }
 
 /// The trailing ordinal of a StatefulSet pod's hostname: `idgen-3` -> 3.
@@ -259,9 +293,10 @@ pub fn hostname_ordinal(hostname: &str) -> Result<u64> {
     let short = hostname.split('.').next().unwrap_or_default();
     let digits = short.rsplit('-').next().unwrap_or_default();
     if short == digits || digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Error::InvalidArgument(format!(
-            "hostname {hostname:?} does not end in -<ordinal> as a StatefulSet pod's does"
-        )));
+        return Err(Error::invalid(
+            ArgumentKind::Configuration,
+            format!("hostname {hostname:?} does not end in -<ordinal> as a StatefulSet pod's does"),
+        ));
     }
     parse_number("the hostname's ordinal", digits)
 }
@@ -279,7 +314,7 @@ fn host_and_worker(
     let all_bits = node_space(layout).trailing_zeros();
     let worker_bits = parse_number(ENV_WORKER_BITS, bits_text)?;
     if worker_bits == 0 || worker_bits >= u64::from(all_bits) {
-        return Err(Error::InvalidArgument(format!(
+        return Err(Error::invalid(ArgumentKind::Configuration, format!(
             "{ENV_WORKER_BITS}={worker_bits}: layout {} has {all_bits} node bits, so it must be 1..={}",
             layout.name(),
             all_bits.saturating_sub(1)
@@ -296,7 +331,7 @@ fn host_and_worker(
             (ordinal, format!("StatefulSet ordinal {ordinal} ({from})"))
         }
         _ => {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::invalid(ArgumentKind::Configuration, format!(
                 "{ENV_WORKER_BITS} needs the host part from {ENV_NODE_ID} or {ENV_ORDINAL} (one of them), and no per-field variables and no registry"
             )))
         }
@@ -319,17 +354,12 @@ fn host_and_worker(
 /// The ordinal `POLYFLAKE_ORDINAL` names (a number, or `hostname`), and whence.
 fn ordinal_and_origin(env: &dyn Environment, text: &str) -> Result<(u64, String)> {
     if text.trim() == "hostname" {
-        let host = env
-            .var("HOSTNAME")
-            .filter(|h| !h.is_empty())
-            .or_else(|| {
-                std::fs::read_to_string("/etc/hostname")
-                    .ok()
-                    .map(|h| h.trim().to_owned())
-            })
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!("{ENV_ORDINAL}=hostname but no hostname is known"))
-            })?;
+        let host = env.hostname().ok_or_else(|| {
+            Error::invalid(
+                ArgumentKind::Configuration,
+                format!("{ENV_ORDINAL}=hostname but no hostname is known"),
+            )
+        })?;
         Ok((hostname_ordinal(&host)?, format!("hostname {host}")))
     } else {
         Ok((
@@ -363,7 +393,9 @@ pub fn state_dir(env: &dyn Environment) -> Result<PathBuf> {
     }
     // Shared by every user of the host: one directory per user, which the
     // local lease refuses if another user created it first.
-    Ok(std::env::temp_dir().join(format!("polyflake-state-{}", user_id())))
+    Ok(env
+        .temp_dir()
+        .join(format!("polyflake-state-{}", user_id())))
 }
 
 #[cfg(unix)]
@@ -637,6 +669,28 @@ mod tests {
             state_dir(&env(&[("HOME", "/home/u")])).unwrap(),
             std::path::Path::new("/home/u/.local/state/polyflake")
         );
+        // The temp dir is the environment's, not read around it.
+        assert_eq!(
+            state_dir(&env(&[("TMPDIR", "/scratch")])).unwrap(),
+            std::path::Path::new("/scratch").join(format!("polyflake-state-{}", user_id()))
+        );
+    }
+
+    #[test]
+    fn the_hostname_ordinal_reads_the_environments_hostname_only() {
+        let t = Layout::twitter();
+        let ordinal = |pairs: &[(&str, &str)]| choose_from_env(&t, &env(pairs));
+        assert_eq!(
+            ordinal(&[("POLYFLAKE_ORDINAL", "hostname"), ("HOSTNAME", "idgen-7")]).unwrap(),
+            EnvChoice::Fixed(Identity {
+                nodes: vec![0, 7],
+                source: "StatefulSet ordinal 7 (hostname idgen-7)".into(),
+            })
+        );
+        // A map without HOSTNAME knows no host name, whatever this host is called.
+        let err = ordinal(&[("POLYFLAKE_ORDINAL", "hostname")]).unwrap_err();
+        assert_eq!(err.argument_kind(), Some(ArgumentKind::Configuration));
+        assert!(err.to_string().contains("no hostname is known"), "{err}");
     }
 
     #[test]

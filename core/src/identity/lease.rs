@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use super::mark::{FileMark, MarkStore};
 use super::nodes::{node_space, split_node_number};
-use crate::error::{Error, Result};
+use crate::error::{Error, LeaseLostReason, Result};
 use crate::id::layout::Layout;
 
 /// A node value held by this process for as long as the lease lives.
@@ -108,7 +108,7 @@ impl LocalLease {
                 numbers.start, numbers.end
             )
         };
-        Err(Error::LeaseLost(match unusable {
+        Err(Error::lease_lost(LeaseLostReason::Exhausted, match unusable {
             Some(first) => format!(
                 "no node value of layout {} could be leased under {}: each is held by a live process or its lock file cannot be opened (first: {first})",
                 layout.name(),
@@ -146,16 +146,19 @@ impl LocalLease {
                     .map(|t| t.trim().to_owned())
                     .filter(|t| !t.is_empty())
                     .unwrap_or_else(|| "another process".to_owned());
-                Err(Error::LeaseLost(format!(
+                Err(Error::lease_lost(LeaseLostReason::TakenOver, format!(
                     "node value {number} of layout {} ({source}) is held by a live process on this host ({holder}, per {}); two processes with one identity issue the same IDs. Give each process its own value, or let each lease one (unset the variable, or add POLYFLAKE_WORKER_BITS for pre-forked workers; docs/identity.md)",
                     layout.name(),
                     lock_path.display()
                 )))
             }
-            Attempt::Unusable(why) => Err(Error::LeaseLost(format!(
-                "cannot lock node value {number} of layout {} ({source}): {why}",
-                layout.name()
-            ))),
+            Attempt::Unusable(why) => Err(Error::lease_lost(
+                LeaseLostReason::StateUnsafe,
+                format!(
+                    "cannot lock node value {number} of layout {} ({source}): {why}",
+                    layout.name()
+                ),
+            )),
         }
     }
 
@@ -237,7 +240,7 @@ impl LocalLease {
     /// Fails unless the lock path still names the file this lease locked.
     fn check_still_held(&self) -> Result<()> {
         let lost = |why: String| {
-            Err(Error::LeaseLost(format!(
+            Err(Error::lease_lost(LeaseLostReason::TakenOver, format!(
                 "the lock file {} of node {} {why} while this process held it; another process may hold the value now, so IDs are refused (create a new generator to lease again)",
                 self.lock_path.display(),
                 self.number
@@ -295,7 +298,7 @@ fn owned(dir: &Path) -> Result<fs::Metadata> {
         #[allow(unsafe_code)]
         let me = unsafe { libc::geteuid() };
         if meta.uid() != me {
-            return Err(Error::LeaseLost(format!(
+            return Err(Error::lease_lost(LeaseLostReason::StateUnsafe, format!(
                 "the state directory {} belongs to uid {}, not to this process's uid {me}; another user could remove or replace its lock and mark files. Set POLYFLAKE_STATE_DIR to a directory of your own",
                 dir.display(),
                 meta.uid()

@@ -7,7 +7,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, LeaseLostReason, Result};
 
 /// How far ahead of the clock a mark is written (and so how long a restart
 /// with the same identity may have to wait).
@@ -50,7 +50,10 @@ impl FileMark {
     }
 
     fn broken(&self, why: impl fmt::Display) -> Error {
-        Error::LeaseLost(format!("high-water mark {}: {why}", self.path.display()))
+        Error::lease_lost(
+            LeaseLostReason::StateUnsafe,
+            format!("high-water mark {}: {why}", self.path.display()),
+        )
     }
 }
 

@@ -29,7 +29,7 @@ pub use lease::LocalLease;
 pub use mark::{FileMark, MarkStore};
 pub use nodes::{field_variable, join_node_number, node_space, split_node_number, Identity};
 pub use reclaim::ReclaimingLease;
-pub use registry::{LeaseConnector, RegistrySettings};
+pub use registry::{LeaseConnector, RegistryDuration, RegistrySettings};
 pub use resolve::WorkerIdentity;
 pub use tenure::{Claim, LeaseStats, RemoteLease, Tenure};
 pub use variables::*;

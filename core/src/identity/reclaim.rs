@@ -13,7 +13,7 @@ use super::mark::MarkStore;
 use super::nodes::{join_node_number, node_space};
 use super::tenure::{Claim, Generation, RemoteLease, Tenure};
 use crate::clock::Clock;
-use crate::error::Result;
+use crate::error::{Error, LeaseLostReason, Result};
 use crate::id::layout::Layout;
 
 /// Leases node values under a state directory and claims again when a held
@@ -155,7 +155,7 @@ impl MarkStore for HeldMark {
 
     fn persist(&self, until_ms: i64) -> Result<()> {
         let result = self.lease.persist(until_ms);
-        if matches!(&result, Err(e) if e.code() == "LEASE_LOST") {
+        if matches!(&result, Err(Error::LeaseLost { .. })) {
             self.reclaim(result.as_ref().unwrap_err().to_string());
         }
         result
@@ -175,7 +175,9 @@ impl HeldMark {
             return;
         };
         let started = &self.started;
-        started.tenure.lost(generation, why);
+        started
+            .tenure
+            .lost(generation, LeaseLostReason::TakenOver, why);
         match started.acquire() {
             Ok(lease) => {
                 let (claim, mark) = started.claim(lease);

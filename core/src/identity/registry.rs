@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::tenure::RemoteLease;
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, Result};
 
 /// The key prefix registries use unless told otherwise.
 pub const DEFAULT_PREFIX: &str = "/polyflake";
@@ -50,6 +50,56 @@ pub struct RegistrySettings {
     pub max_clock_gap: Duration,
 }
 
+/// The settings that are durations, named once: each binding takes them in
+/// its own spelling and unit of this name (`ttl`, `ttlMs`, `ttl=` seconds),
+/// the environment as `POLYFLAKE_<NAME>_<NAME>_MS`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RegistryDuration {
+    /// [`RegistrySettings::ttl`].
+    Ttl,
+    /// [`RegistrySettings::keep_alive`].
+    KeepAlive,
+    /// [`RegistrySettings::safety_margin`].
+    SafetyMargin,
+    /// [`RegistrySettings::request_timeout`].
+    RequestTimeout,
+    /// [`RegistrySettings::max_clock_gap`].
+    MaxClockGap,
+}
+
+impl RegistryDuration {
+    /// Every duration setting.
+    pub const ALL: [RegistryDuration; 5] = [
+        RegistryDuration::Ttl,
+        RegistryDuration::KeepAlive,
+        RegistryDuration::SafetyMargin,
+        RegistryDuration::RequestTimeout,
+        RegistryDuration::MaxClockGap,
+    ];
+
+    /// The setting's name, `snake_case` (`keep_alive`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RegistryDuration::Ttl => "ttl",
+            RegistryDuration::KeepAlive => "keep_alive",
+            RegistryDuration::SafetyMargin => "safety_margin",
+            RegistryDuration::RequestTimeout => "request_timeout",
+            RegistryDuration::MaxClockGap => "max_clock_gap",
+        }
+    }
+
+    /// Where `settings` keep it.
+    pub fn slot(self, settings: &mut RegistrySettings) -> &mut Duration {
+        match self {
+            RegistryDuration::Ttl => &mut settings.ttl,
+            RegistryDuration::KeepAlive => &mut settings.keep_alive,
+            RegistryDuration::SafetyMargin => &mut settings.safety_margin,
+            RegistryDuration::RequestTimeout => &mut settings.request_timeout,
+            RegistryDuration::MaxClockGap => &mut settings.max_clock_gap,
+        }
+    }
+}
+
 impl RegistrySettings {
     /// Defaults for every setting but the endpoints.
     pub fn new<E: AsRef<str>>(endpoints: impl IntoIterator<Item = E>) -> Self {
@@ -70,7 +120,7 @@ impl RegistrySettings {
 
     /// Refuses settings under which a lease could lapse unnoticed.
     pub fn validate(&self) -> Result<()> {
-        let bad = |why: String| Err(Error::InvalidArgument(why));
+        let bad = |why: String| Err(Error::invalid(ArgumentKind::Configuration, why));
         if self.endpoints.is_empty() {
             return bad("a remote lease needs at least one endpoint".into());
         }
@@ -189,13 +239,16 @@ pub fn find_connector<'a>(
         .copied()
         .find(|c| c.name() == name)
         .ok_or_else(|| {
-            Error::InvalidArgument(format!(
+            Error::invalid(
+                ArgumentKind::NotInBuild,
+                format!(
                 "this build of polyflake has no {name} lease (asked for by {} or {name} settings): \
                  it was built without the cargo feature `{name}`. Use a released package (they \
                  include it) or rebuild with `--features {name}` (docs/identity.md, \"Remote \
                  leases and the build\")",
                 endpoints_variable(name)
-            ))
+            ),
+            )
         })
 }
 

@@ -19,7 +19,7 @@ use super::tenure::Claim;
 use super::tenure::{RemoteLease, Tenure};
 use super::variables::ENV_STATE_FILE;
 use crate::clock::Clock;
-use crate::error::{Error, Result};
+use crate::error::{Error, LeaseLostReason, Result};
 use crate::id::layout::Layout;
 
 /// How long [`WorkerIdentity::checked`] waits for a lease to offer another
@@ -211,10 +211,9 @@ impl WorkerIdentity {
             if !remote.lease.refused(refused) {
                 return Err(refusal);
             }
-            let (generation, claim) = remote
-                .tenure
-                .wait_offer(CHECK_WAIT)
-                .map_err(|why| Error::LeaseLost(format!("{refusal}; {why}")))?;
+            let (generation, claim) = remote.tenure.wait_offer(CHECK_WAIT).map_err(|why| {
+                Error::lease_lost(LeaseLostReason::CheckRefused, format!("{refusal}; {why}"))
+            })?;
             self.previous_mark_ms = claim.mark.load()?;
             remote.tenure.apply(generation);
             self.nodes = claim.nodes;

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use super::mark::MarkStore;
 use crate::clock::Clock;
-use crate::error::Result;
+use crate::error::{Error, LeaseLostReason, Result};
 use crate::id::layout::Layout;
 
 /// One identity held from a registry.
@@ -69,7 +69,7 @@ struct State {
     /// A claim the generator has taken and is putting in force, with the
     /// latest deadline renewed for it meanwhile.
     applying: Option<(Generation, i64)>,
-    lost: Option<String>,
+    lost: Option<(LeaseLostReason, String)>,
     /// The registry's latest failure, told when IDs are refused.
     trouble: Option<String>,
     /// How many failures were reported (a waiter for an offer stops at one).
@@ -165,12 +165,13 @@ impl Tenure {
         }
     }
 
-    /// The claim of `generation` is gone (expired or revoked): refuse at once.
-    pub fn lost(&self, generation: Generation, why: impl Into<String>) {
+    /// The claim of `generation` is gone (expired or revoked), for
+    /// `reason`: refuse at once.
+    pub fn lost(&self, generation: Generation, reason: LeaseLostReason, why: impl Into<String>) {
         let mut state = self.state();
         if state.applied == generation {
             state.count_loss();
-            state.lost = Some(why.into());
+            state.lost = Some((reason, why.into()));
             self.valid_until_ms.store(i64::MIN, Ordering::Release);
         } else if matches!(&state.pending, Some((g, _)) if *g == generation) {
             state.pending = None;
@@ -179,8 +180,8 @@ impl Tenure {
         }
     }
 
-    /// Why the registry could not renew lately (told with `LEASE_LOST` if
-    /// the deadline passes before a renewal).
+    /// Why the registry could not renew lately (told with `LEASE_LOST`, reason
+    /// `unreachable`, if the deadline passes before a renewal).
     pub fn trouble(&self, why: impl Into<String>) {
         let mut state = self.state();
         state.trouble = Some(why.into());
@@ -240,7 +241,7 @@ impl Tenure {
     /// refused from now on (until another claim is taken up).
     pub(crate) fn refuse_applied(&self, why: &str) {
         let generation = self.state().applied;
-        self.lost(generation, why);
+        self.lost(generation, LeaseLostReason::CheckRefused, why);
     }
 
     /// Drops a taken claim that the check refused (it is not put back).
@@ -260,29 +261,38 @@ impl Tenure {
         self.valid_until_ms.store(valid_until_ms, Ordering::Release);
     }
 
-    /// Takes the offered claim, if any, else says why IDs are refused.
-    pub(crate) fn take_offer(
-        &self,
-        now_ms: i64,
-    ) -> std::result::Result<(Generation, Claim), String> {
+    /// Takes the offered claim, if any, else says why IDs are refused: the
+    /// reason the claim was lost, else `unreachable` when the registry
+    /// reported trouble before the deadline passed, else `lapsed`.
+    pub(crate) fn take_offer(&self, now_ms: i64) -> Result<(Generation, Claim)> {
         let mut state = self.state();
         state.count_loss();
         if let Some((generation, claim)) = state.pending.take() {
             state.applying = Some((generation, claim.valid_until_ms));
             return Ok((generation, claim));
         }
-        let why = match &state.lost {
-            Some(why) => why.clone(),
-            None => format!(
-                "the lease was last renewed for use until {} ms, {} ms ago; refusing before another process may claim the identity",
-                self.valid_until_ms(),
-                now_ms.saturating_sub(self.valid_until_ms())
-            ),
+        let (reason, why) = match &state.lost {
+            Some((reason, why)) => (*reason, why.clone()),
+            None => {
+                let reason = match state.trouble {
+                    Some(_) => LeaseLostReason::Unreachable,
+                    None => LeaseLostReason::Lapsed,
+                };
+                let why = format!(
+                    "the lease was last renewed for use until {} ms, {} ms ago; refusing before another process may claim the identity",
+                    self.valid_until_ms(),
+                    now_ms.saturating_sub(self.valid_until_ms())
+                );
+                (reason, why)
+            }
         };
-        Err(match &state.trouble {
-            Some(trouble) => format!("{why} ({trouble})"),
-            None => why,
-        })
+        Err(Error::lease_lost(
+            reason,
+            match &state.trouble {
+                Some(trouble) => format!("{why} ({trouble})"),
+                None => why,
+            },
+        ))
     }
 
     /// Puts the taken claim in force.
@@ -297,8 +307,12 @@ impl Tenure {
             state.counts.reacquisitions += 1;
             state.lapse_counted = false;
         }
-        state.lost = (until == i64::MIN)
-            .then(|| "the lease was lost while it was being taken up".to_owned());
+        state.lost = (until == i64::MIN).then(|| {
+            (
+                LeaseLostReason::Lapsed,
+                "the lease was lost while it was being taken up".to_owned(),
+            )
+        });
         self.valid_until_ms.store(until, Ordering::Release);
     }
 

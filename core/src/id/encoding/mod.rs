@@ -16,7 +16,7 @@ mod radix;
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use crate::error::{ArgumentKind, Error, Result};
 use digits::{
     parse_radix, BASE32_T, BASE36_T, BASE58_T, BINARY_T, CROCKFORD, CROCKFORD_T, DECIMAL_T, HEX,
     HEX_T,
@@ -84,10 +84,13 @@ impl Encoding {
             .find(|e| e.name() == name)
             .ok_or_else(|| {
                 let names: Vec<&str> = Encoding::ALL.iter().map(|e| e.name()).collect();
-                Error::InvalidArgument(format!(
-                    "unknown encoding {name:?} (encodings: {})",
-                    names.join(", ")
-                ))
+                Error::invalid(
+                    ArgumentKind::UnknownName,
+                    format!(
+                        "unknown encoding {name:?} (encodings: {})",
+                        names.join(", ")
+                    ),
+                )
             })
     }
 

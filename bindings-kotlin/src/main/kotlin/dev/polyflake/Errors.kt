@@ -27,11 +27,21 @@ class InvalidEncodingException(message: String, val encoding: String) : Polyflak
 class ClockMovedBackwardsException(message: String, val behindMs: Long, val allowedMs: Long) :
     PolyflakeException("CLOCK_MOVED_BACKWARDS", message)
 
-/** The worker identity can no longer be trusted. */
-class LeaseLostException(message: String) : PolyflakeException("LEASE_LOST", message)
+/** Why a generator refuses to issue under its identity (the contract's reasons, from the core). */
+typealias LeaseLostReason = dev.polyflake.ffi.LeaseLostReason
 
-/** An unknown or missing node field, or an unknown encoding name. */
-class InvalidArgumentException(message: String) : PolyflakeException("INVALID_ARGUMENT", message)
+/** What kind of mistake an [InvalidArgumentException] is (from the core). */
+typealias ArgumentKind = dev.polyflake.ffi.ArgumentKind
+
+/**
+ * The worker identity can no longer be trusted, for [reason]; [retryable]: whether waiting
+ * and calling again can help without anyone acting (the core decides).
+ */
+class LeaseLostException(message: String, val reason: LeaseLostReason, val retryable: Boolean) :
+    PolyflakeException("LEASE_LOST", message)
+
+/** A mistake in the call or the configuration, of [kind]: an unknown name, a missing field … */
+class InvalidArgumentException(message: String, val kind: ArgumentKind) : PolyflakeException("INVALID_ARGUMENT", message)
 
 /** A lock or mark file of the state directory at [path] could not be read or written ([osError]: the OS's errno). */
 class StateIoException(message: String, val path: String, val osError: Int?) : PolyflakeException("STATE_IO", message)
@@ -48,8 +58,8 @@ internal fun FfiException.toPublic(): PolyflakeException =
         is FfiException.InvalidLayout -> InvalidLayoutException(detail)
         is FfiException.InvalidEncoding -> InvalidEncodingException(detail, encoding)
         is FfiException.ClockMovedBackwards -> ClockMovedBackwardsException(detail, behindMs.toLong(), allowedMs.toLong())
-        is FfiException.LeaseLost -> LeaseLostException(detail)
-        is FfiException.InvalidArgument -> InvalidArgumentException(detail)
+        is FfiException.LeaseLost -> LeaseLostException(detail, reason, retryable)
+        is FfiException.InvalidArgument -> InvalidArgumentException(detail, kind)
         is FfiException.StateIo -> StateIoException(detail, path, osError)
     }
 

@@ -34,9 +34,36 @@ class ManualClock(nowMs: Long) : Clock {
 /** What a generator does when the clock goes backwards. */
 sealed interface OnClockBackwards {
     object Fail : OnClockBackwards
-    data class Wait(val maxMs: Long = 5) : OnClockBackwards
+    /** Waits for a clock up to [maxMs] behind (the core's default bound unless given), then refuses. */
+    data class Wait(val maxMs: Long = DEFAULT_WAIT_MS) : OnClockBackwards
     object Logical : OnClockBackwards
 }
+
+/** Counts since a generator was built ([Generator.stats]); [lease] is null without a lease. */
+data class GeneratorStats(
+    /** Calls that found their tick's sequence spent and waited for the next. */
+    val ceilingWaits: Long,
+    /** Calls that waited for a clock behind the last tick (policy `Wait`). */
+    val clockBackwardsWaited: Long,
+    /** Calls refused with [ClockMovedBackwardsException]. */
+    val clockBackwardsRefused: Long,
+    /** IDs issued ahead of a clock that was behind (policy `Logical`). */
+    val clockBackwardsRanAhead: Long,
+    val lease: LeaseStats?,
+) {
+    internal companion object {
+        fun from(s: dev.polyflake.ffi.FfiGeneratorStats) = GeneratorStats(
+            s.ceilingWaits.toLong(),
+            s.clockBackwardsWaited.toLong(),
+            s.clockBackwardsRefused.toLong(),
+            s.clockBackwardsRanAhead.toLong(),
+            s.lease?.let { LeaseStats(it.renewals.toLong(), it.losses.toLong(), it.reacquisitions.toLong()) },
+        )
+    }
+}
+
+/** A lease's renewals, losses and re-acquisitions. */
+data class LeaseStats(val renewals: Long, val losses: Long, val reacquisitions: Long)
 
 /** JNA direct mapping of the hot calls (tens of ns, against several µs for a uniffi call). */
 internal object FastPath {
@@ -66,6 +93,9 @@ internal object JniPath {
 
 private const val NO_ID = -1L
 
+/** The core's default bound of [OnClockBackwards.Wait]. */
+private val DEFAULT_WAIT_MS: Long = dev.polyflake.ffi.defaultWaitMs().toLong()
+
 /** The core's largest batch: larger requests get its FIELD_OUT_OF_RANGE before anything is allocated. */
 private val MAX_BATCH: Long = dev.polyflake.ffi.maxBatch().toLong()
 
@@ -76,8 +106,6 @@ private val MAX_BATCH: Long = dev.polyflake.ffi.maxBatch().toLong()
  */
 class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseable {
     private val handle = ffi.fastHandle().toLong()
-
-    @Volatile private var closed = false
 
     init {
         // The handle is freed once nothing can call with it any more: when
@@ -96,32 +124,36 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
 
     /** The next ID. */
     fun nextId(): Long {
-        check(!closed) { "this Generator is closed" }
         val id = if (JniPath.bound) JniPath.nextId(handle) else FastPath.polyflake_next_id(handle)
         // The handle is this object's: it must stay reachable until the call returns.
         Reference.reachabilityFence(this)
-        return if (id != NO_ID) id else slow { ffi.nextId().toLong() }
+        return if (id != NO_ID) id else slow { ffi.nextIdAfterFastPath().toLong() }
     }
 
     /** [n] strictly increasing IDs in one crossing. */
     fun nextIds(n: Int): LongArray {
         require(n >= 0) { "n must be >= 0, got $n" }
-        check(!closed) { "this Generator is closed" }
         if (n > MAX_BATCH) return slow { ffi.nextIds(n.toUInt()).toLongArray() }
         val out = LongArray(n)
         val filled = n == 0 || FastPath.polyflake_next_ids(handle, out, n) == n
         Reference.reachabilityFence(this)
-        return if (filled) out else slow { ffi.nextIds(n.toUInt()).toLongArray() }
+        return if (filled) out else slow { ffi.nextIdsAfterFastPath(n.toUInt()).toLongArray() }
     }
 
-    /** A call the fast path could not answer: the core's typed error, or "closed" if that is why. */
+    /**
+     * A call the fast path could not answer: the core's typed error; a closed generator's
+     * is Kotlin's idiom for a closed resource, with the core's error as its cause.
+     */
     private inline fun <T> slow(block: () -> T): T =
         try {
             mapped(block)
         } catch (e: LeaseLostException) {
-            check(!closed) { "this Generator is closed" }
+            if (e.reason == LeaseLostReason.CLOSED) throw IllegalStateException("this Generator is closed", e)
             throw e
         }
+
+    /** Counts since the generator was built: waits at the per-tick ceiling, clock events, the lease's. */
+    fun stats(): GeneratorStats = GeneratorStats.from(ffi.stats())
 
     /** Where the worker identity came from. */
     val identitySource: String get() = ffi.identitySource()
@@ -129,9 +161,11 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
     /** The worker identity by contract field name. */
     val nodeFields: Map<String, Long> get() = ffi.nodeValues().associate { it.name to it.value.toLong() }
 
-    /** Gives up the worker identity now; later calls throw [IllegalStateException]. */
+    /**
+     * Gives up the worker identity now; later calls throw [IllegalStateException], whose
+     * cause is the core's [LeaseLostException] with reason [LeaseLostReason.CLOSED].
+     */
     override fun close() {
-        closed = true
         ffi.giveUp()
     }
 
@@ -159,8 +193,9 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
         /**
          * A generator whose identity is leased from etcd at [endpoints]; every other
          * setting defaults to the core's (prefix `/polyflake`, TTL 10 s, renewal every
-         * 3 s, refusing 2 s before the lease could lapse). [nodeRange] limits the node
-         * numbers claimed. Builds without the `etcd` feature throw [InvalidArgumentException].
+         * 3 s, refusing 2 s before the lease could lapse, peers' clocks within 10 s; a zero
+         * [maxClockGap] turns that check off). [nodeRange] limits the node numbers claimed.
+         * Builds without the `etcd` feature throw [InvalidArgumentException].
          */
         @JvmStatic
         @JvmOverloads
@@ -172,6 +207,7 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
             keepAlive: Duration? = null,
             safetyMargin: Duration? = null,
             requestTimeout: Duration? = null,
+            maxClockGap: Duration? = null,
             nodeRange: LongRange? = null,
             clock: Clock = Clock.Monotonic,
             onClockBackwards: OnClockBackwards = OnClockBackwards.Wait(),
@@ -185,9 +221,10 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
                 ms("keepAlive", keepAlive),
                 ms("safetyMargin", safetyMargin),
                 ms("requestTimeout", requestTimeout),
+                ms("maxClockGap", maxClockGap),
                 nodeRange?.let { listOf(unsigned("nodeRange", it.first), unsigned("nodeRange", it.last) + 1uL) },
             )
-            return Generator(create(layout, FfiIdentity.Registry("etcd", settings), clock, onClockBackwards, check))
+            return Generator(create(layout, FfiIdentity.Etcd(settings), clock, onClockBackwards, check))
         }
 
         private fun create(

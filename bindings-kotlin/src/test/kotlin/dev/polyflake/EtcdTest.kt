@@ -78,6 +78,7 @@ class EtcdTest {
             val e = assertThrows<LeaseLostException> { Generator.fromEnv(Layout.TWITTER) }
             assertEquals("LEASE_LOST", e.code)
             assertTrue(e.message!!.contains("cannot reach etcd"), e.message)
+            assertEquals(LeaseLostReason.UNREACHABLE to true, e.reason to e.retryable)
         }
     }
 
@@ -89,6 +90,9 @@ class EtcdTest {
                 assertTrue(b.identitySource.contains("on node 6 "), b.identitySource)
                 val e = assertThrows<LeaseLostException> { Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-from-etcd", nodeRange = 5L..6L) }
                 assertTrue(e.message!!.contains("every one of the 2 node values"), e.message)
+                assertEquals(LeaseLostReason.EXHAUSTED, e.reason)
+                val lease = a.stats().lease!!
+                assertEquals(0L to 0L, lease.losses to lease.reacquisitions)
             }
         }
         val e = assertThrows<InvalidArgumentException> { Generator.fromEtcd(Layout.TWITTER, listOf(url), ttl = java.time.Duration.ofMillis(2500)) }
@@ -115,5 +119,11 @@ class EtcdTest {
         }
         assertEquals("INVALID_ARGUMENT", err.code)
         assertTrue(err.message!!.contains("registry down"), err.message)
+        assertEquals(ArgumentKind.NODE_CHECK, err.kind)
+        // Every value of the range refused: the lease has none left to offer.
+        val refused = assertThrows<LeaseLostException> {
+            Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-refuse-all", nodeRange = 0L..1L, check = { false })
+        }
+        assertEquals(LeaseLostReason.CHECK_REFUSED to false, refused.reason to refused.retryable)
     }
 }

@@ -81,8 +81,38 @@ class GeneratorTest {
         assertTrue(e.message!!.contains("by 7 ms"))
         assertEquals(7L to 0L, e.behindMs to e.allowedMs)
         g.close()
-        assertThrows<IllegalStateException> { g.nextId() }
+        val closed = assertThrows<IllegalStateException> { g.nextId() }
+        val cause = closed.cause as LeaseLostException
+        assertEquals(LeaseLostReason.CLOSED to false, cause.reason to cause.retryable)
         g.close()
+    }
+
+    @Test
+    fun `stats count ceiling waits and clock events`() {
+        val clock = ManualClock(Layout.SNOWFLAKE.epochMs + 10_000)
+        val g = Generator(Layout.SNOWFLAKE, "node_id" to 1L, clock = clock, onClockBackwards = OnClockBackwards.Logical)
+        assertEquals(GeneratorStats(0, 0, 0, 0, null), g.stats())
+        g.nextId()
+        clock.advance(-3)
+        g.nextId() // issued ahead of a clock that is behind
+        assertEquals(1L, g.stats().clockBackwardsRanAhead)
+        val strict = Generator(Layout.SNOWFLAKE, "node_id" to 2L, clock = clock, onClockBackwards = OnClockBackwards.Fail)
+        strict.nextId()
+        clock.advance(-1)
+        assertThrows<ClockMovedBackwardsException> { strict.nextId() }
+        assertEquals(1L, strict.stats().clockBackwardsRefused)
+        // A tick's 4096 sequence values spent: the next call waits for the next tick.
+        val wall = Generator(Layout.SNOWFLAKE, "node_id" to 3L)
+        wall.nextIds(3 * 4096)
+        assertTrue(wall.stats().ceilingWaits >= 1)
+    }
+
+    @Test
+    fun `an invalid argument says its kind`() {
+        val missing = assertThrows<InvalidArgumentException> { Generator(Layout.TWITTER, "datacenter_id" to 1L) }
+        assertEquals(ArgumentKind.MISSING_FIELD, missing.kind)
+        val unknown = assertThrows<InvalidArgumentException> { Polyflake.formatId(1L, "base62") }
+        assertEquals(ArgumentKind.UNKNOWN_NAME, unknown.kind)
     }
 
     @Test

@@ -93,6 +93,7 @@ class VectorsTest {
             }
             assertEquals(c.getString("error"), e.code, c.toString())
             if (c.has("field")) assertTrue(e.message!!.startsWith(c.getString("field")), e.message)
+            if (c.has("kind")) assertEquals(c.getString("kind"), (e as InvalidArgumentException).kind.name.lowercase(), c.toString())
         }
     }
 
