@@ -26,7 +26,7 @@ pub enum IdentityRequest {
     Environment,
     /// A lease from the registry `name` (a connector's name) under `settings`.
     Registry {
-        /// The connector's name (`etcd`).
+        /// The name its connector answers to ([`LeaseConnector::name`]).
         name: String,
         /// Endpoints, prefix, timings, node range, clock gap.
         settings: RegistrySettings,
