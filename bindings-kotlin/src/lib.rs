@@ -7,8 +7,10 @@ mod clock;
 mod counts;
 mod encoding;
 mod error;
+mod fast;
 mod generator;
 mod layout;
 mod parts;
+mod registry;
 
 uniffi::setup_scaffolding!();

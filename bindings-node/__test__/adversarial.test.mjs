@@ -7,6 +7,8 @@ import { test } from 'node:test'
 
 import * as pf from 'polyflake'
 
+import { rng } from './rng.mjs'
+
 const CASES = Number(process.env.POLYFLAKE_FUZZ_CASES ?? 3000)
 const SEED = Number(process.env.POLYFLAKE_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 32))
 
@@ -14,21 +16,6 @@ const CODES = new Set([
   'FIELD_OUT_OF_RANGE', 'TIMESTAMP_BEFORE_EPOCH', 'TIMESTAMP_OVERFLOW', 'INVALID_LAYOUT', 'INVALID_ENCODING',
   'CLOCK_MOVED_BACKWARDS', 'LEASE_LOST', 'INVALID_ARGUMENT', 'STATE_IO', 'ERR_INVALID_ARG_TYPE', 'ERR_OUT_OF_RANGE',
 ])
-
-// mulberry32: a seeded generator, so that a failure can be replayed.
-function rng(seed) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const below = (n) => Math.floor(next() * n)
-  const pick = (xs) => xs[below(xs.length)]
-  return { next, below, pick }
-}
 
 const PRESETS = [...pf.Layout.PRESETS]
 

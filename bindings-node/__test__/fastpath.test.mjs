@@ -8,23 +8,10 @@ import { test } from 'node:test'
 
 import * as pf from 'polyflake'
 
+import { rng } from './rng.mjs'
+
 const CASES = Number(process.env.POLYFLAKE_FUZZ_CASES ?? 3000)
 const SEED = Number(process.env.POLYFLAKE_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 32))
-
-// mulberry32, seeded so that a failure can be replayed.
-function rng(seed) {
-  let a = seed >>> 0
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const below = (n) => Math.floor(next() * n)
-  const u64 = () => (BigInt(below(2 ** 32)) << 32n) | BigInt(below(2 ** 32))
-  return { next, below, u64 }
-}
 
 // A valid custom layout: widths that fit 64 bits, 0 to 8 node fields (one
 // whose time runs past the last Unix millisecond is drawn again).

@@ -15,3 +15,4 @@ mod fast;
 mod generator;
 mod layout;
 mod parts;
+mod request;

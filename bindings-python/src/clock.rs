@@ -1,9 +1,13 @@
 //! `polyflake.ManualClock`: wraps `polyflake::ManualClock` for tests.
 
+use std::sync::Arc;
+
 use polyflake::{Clock, ManualClock};
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use crate::args::i64_arg;
+use crate::error::{wrong_type, IntoPyResult};
 
 #[pyclass(name = "ManualClock", module = "polyflake._polyflake", frozen)]
 pub struct PyManualClock {
@@ -34,4 +38,25 @@ impl PyManualClock {
     fn __repr__(&self) -> String {
         format!("ManualClock({})", self.inner.now_ms())
     }
+}
+
+/// The clock argument: `'monotonic'`, `'wall'` or a `ManualClock`; `None`
+/// is the core's default.
+pub(crate) fn clock_arg(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn Clock>>> {
+    let Some(clock) = clock.filter(|c| !c.is_none()) else {
+        return Ok(None);
+    };
+    if let Ok(manual) = clock.cast::<PyManualClock>() {
+        return Ok(Some(Arc::new(manual.get().inner.clone())));
+    }
+    if let Ok(name) = clock.cast::<PyString>() {
+        return polyflake::clock::named_clock(&name.to_cow()?, "clock")
+            .map(Some)
+            .py_err();
+    }
+    Err(wrong_type(
+        "clock",
+        "'monotonic', 'wall' or a ManualClock",
+        clock,
+    ))
 }

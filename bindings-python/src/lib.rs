@@ -4,15 +4,18 @@
 use pyo3::prelude::*;
 
 mod args;
+mod check;
 mod clock;
 mod counts;
 mod encoding;
 mod error;
+mod fork;
 mod generator;
 mod layout;
 mod parts;
 mod raw_type;
 mod registry;
+mod request;
 
 // Every wrapped type is `Sync` (the core generator is lock-free), so the
 // module is safe on free-threaded Python.

@@ -66,6 +66,8 @@ class PolyflakeError(Exception):
     """Base class of every polyflake error."""
 
     code: ClassVar[str] = "POLYFLAKE_ERROR"
+    # Details that are an enum's value: the name the core gives, as the member.
+    _enums: ClassVar[dict[str, type[Enum]]] = {}
 
     def __init__(
         self,
@@ -77,7 +79,8 @@ class PolyflakeError(Exception):
         super().__init__(message)
         for details in (text_details, int_details, flag_details):
             for key, value in (details or {}).items():
-                setattr(self, key, value)
+                enum = self._enums.get(key)
+                setattr(self, key, enum(value) if enum is not None else value)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (str(self),), self.__dict__)
@@ -130,13 +133,9 @@ class LeaseLostError(PolyflakeError, RuntimeError):
     waiting and calling again can help."""
 
     code = "LEASE_LOST"
+    _enums = {"reason": LeaseLostReason}
     reason: LeaseLostReason
     retryable: bool
-
-    def __init__(self, message: str, *details: Any) -> None:
-        super().__init__(message, *details)
-        if isinstance(getattr(self, "reason", None), str):
-            self.reason = LeaseLostReason(self.reason)
 
 
 class InvalidArgumentError(PolyflakeError, TypeError, ValueError):
@@ -144,12 +143,8 @@ class InvalidArgumentError(PolyflakeError, TypeError, ValueError):
     an unknown name, a missing field, a bad environment variable …"""
 
     code = "INVALID_ARGUMENT"
+    _enums = {"kind": ArgumentKind}
     kind: ArgumentKind
-
-    def __init__(self, message: str, *details: Any) -> None:
-        super().__init__(message, *details)
-        if isinstance(getattr(self, "kind", None), str):
-            self.kind = ArgumentKind(self.kind)
 
 
 class StateIoError(PolyflakeError, OSError):

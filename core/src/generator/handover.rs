@@ -8,6 +8,7 @@ use super::marks::floor_state;
 use super::{closed, lock, Generator, CLOSED, NONE};
 use crate::error::{Error, LeaseLostReason, Result};
 use crate::id::layout::MAX_NODE_FIELDS;
+use crate::identity::check::Verdict;
 use crate::identity::tenure::{Claim, RemoteLease, Tenure};
 
 /// An identity held from a registry that can lapse.
@@ -41,7 +42,7 @@ impl Generator {
         {
             match check.judge(&claim.nodes, &claim.source) {
                 Ok(()) => held.admitted.store(generation, Ordering::Relaxed),
-                Err((failure, true)) => {
+                Err(Verdict::Failed(failure)) => {
                     // Asked again at the next call; the value is kept meanwhile.
                     held.tenure.restore(generation, claim);
                     return Err(Error::lease_lost(
@@ -49,7 +50,7 @@ impl Generator {
                         format!("{failure}; asking again at the next call"),
                     ));
                 }
-                Err((refusal, false)) => {
+                Err(Verdict::Refused(refusal)) => {
                     held.tenure.discard(generation);
                     let next = if lock(&held.lease)
                         .as_ref()

@@ -35,38 +35,47 @@ impl NodeCheck {
     /// Runs the check on `nodes` (from `source`, for the message). A refusal,
     /// a failure or a panic of the check is `INVALID_ARGUMENT`, never a crash.
     pub fn verify(&self, nodes: &[u64], source: &str) -> Result<()> {
-        self.judge(nodes, source).map_err(|(e, _)| e)
+        self.judge(nodes, source).map_err(Verdict::into_error)
     }
 
-    /// [`verify`](Self::verify), telling a refusal (`false`: try another
-    /// value) from a failure of the check itself (`true`: trying other
-    /// values would fail alike).
-    pub(crate) fn judge(
-        &self,
-        nodes: &[u64],
-        source: &str,
-    ) -> std::result::Result<(), (Error, bool)> {
-        let refused = |why: String, failed: bool| {
-            Err((
-                Error::invalid(
-                    ArgumentKind::NodeCheck,
-                    format!("the node check {why} node values {nodes:?} ({source})"),
-                ),
-                failed,
-            ))
+    /// [`verify`](Self::verify), telling a refusal (try another value) from
+    /// a failure of the check itself (other values would fare alike).
+    pub(crate) fn judge(&self, nodes: &[u64], source: &str) -> std::result::Result<(), Verdict> {
+        let error = |why: String| {
+            Error::invalid(
+                ArgumentKind::NodeCheck,
+                format!("the node check {why} node values {nodes:?} ({source})"),
+            )
         };
         match catch_unwind(AssertUnwindSafe(|| (self.0)(nodes))) {
             Ok(Ok(true)) => Ok(()),
-            Ok(Ok(false)) => refused("refused".into(), false),
-            Ok(Err(e)) => refused(format!("failed ({e}) on"), true),
+            Ok(Ok(false)) => Err(Verdict::Refused(error("refused".into()))),
+            Ok(Err(e)) => Err(Verdict::Failed(error(format!("failed ({e}) on")))),
             Err(panic) => {
                 let what = panic
                     .downcast_ref::<&str>()
                     .map(|s| (*s).to_owned())
                     .or_else(|| panic.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "a panic".into());
-                refused(format!("panicked ({what}) on"), true)
+                Err(Verdict::Failed(error(format!("panicked ({what}) on"))))
             }
+        }
+    }
+}
+
+/// Why a check did not admit node values.
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    /// It answered no: under a lease, another value may be offered.
+    Refused(Error),
+    /// It failed or panicked: another value would fare alike.
+    Failed(Error),
+}
+
+impl Verdict {
+    pub(crate) fn into_error(self) -> Error {
+        match self {
+            Verdict::Refused(e) | Verdict::Failed(e) => e,
         }
     }
 }

@@ -8,7 +8,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::check::NodeCheck;
+use super::check::{NodeCheck, Verdict};
 use super::env::{choose_from_env, state_dir, EnvChoice, Environment, ProcessEnvironment};
 use super::lease::LocalLease;
 use super::mark::{FileMark, MarkStore};
@@ -195,8 +195,8 @@ impl WorkerIdentity {
                 }
                 // The check itself failed: another value would fare alike.
                 // Dropping the identity releases what it holds.
-                Err((failure, true)) => return Err(failure),
-                Err((refusal, false)) => refusal,
+                Err(Verdict::Failed(failure)) => return Err(failure),
+                Err(Verdict::Refused(refusal)) => refusal,
             };
             let (Some(remote), Some(mark)) = (&self.remote, &self.mark) else {
                 return Err(refusal);
