@@ -3,45 +3,13 @@
 
 use std::sync::Arc;
 
-use polyflake::{
-    BackwardsPolicy, Clock, Generator, GeneratorRequest, IdentityRequest, MonotonicClock, WallClock,
-};
+use polyflake::{BackwardsPolicy, Generator};
 use polyflake_connectors::CONNECTORS;
 
-use crate::clock::FfiManualClock;
 use crate::error::Result;
 use crate::layout::FfiLayout;
 use crate::parts::FfiNodeValue;
-use crate::registry::FfiRegistrySettings;
-
-/// Which clock a generator reads.
-#[derive(uniffi::Enum)]
-pub enum FfiClock {
-    Monotonic,
-    Wall,
-    Manual { clock: Arc<FfiManualClock> },
-}
-
-/// What to do when the clock goes backwards.
-#[derive(uniffi::Enum)]
-pub enum FfiBackwards {
-    Fail,
-    Wait { max_ms: u64 },
-    Logical,
-}
-
-/// Where the identity comes from.
-#[derive(uniffi::Enum)]
-pub enum FfiIdentity {
-    Given {
-        nodes: Vec<FfiNodeValue>,
-    },
-    Environment,
-    /// A lease from etcd (the connector `polyflake_connectors::ETCD`).
-    Etcd {
-        settings: FfiRegistrySettings,
-    },
-}
+use crate::request::{FfiBackwards, FfiClock, FfiIdentity};
 
 #[derive(uniffi::Object)]
 pub struct FfiGenerator {
@@ -58,28 +26,7 @@ impl FfiGenerator {
         backwards: FfiBackwards,
         check: Option<Arc<dyn crate::check::FfiNodeCheck>>,
     ) -> Result<Arc<Self>> {
-        let identity = match identity {
-            FfiIdentity::Given { nodes } => {
-                IdentityRequest::Named(nodes.into_iter().map(|n| (n.name, n.value)).collect())
-            }
-            FfiIdentity::Environment => IdentityRequest::Environment,
-            FfiIdentity::Etcd { settings } => IdentityRequest::Registry {
-                name: polyflake_connectors::ETCD.to_owned(),
-                settings: settings.into_core()?,
-            },
-        };
-        let mut request = GeneratorRequest::new(layout.inner.clone(), identity);
-        request.clock = Some(match clock {
-            FfiClock::Monotonic => Arc::new(MonotonicClock::new()) as Arc<dyn Clock>,
-            FfiClock::Wall => Arc::new(WallClock),
-            FfiClock::Manual { clock } => Arc::new(clock.inner.clone()),
-        });
-        request.policy = match backwards {
-            FfiBackwards::Fail => BackwardsPolicy::Fail,
-            FfiBackwards::Wait { max_ms } => BackwardsPolicy::Wait { max_ms },
-            FfiBackwards::Logical => BackwardsPolicy::Logical,
-        };
-        request.check = check.map(crate::check::node_check);
+        let request = crate::request::request(layout, identity, clock, backwards, check)?;
         Ok(Arc::new(FfiGenerator {
             inner: Arc::new(request.resolve(CONNECTORS)?),
         }))

@@ -12,5 +12,6 @@ mod generator;
 mod layout;
 mod parts;
 mod registry;
+mod request;
 
 uniffi::setup_scaffolding!();
