@@ -92,6 +92,11 @@ test('fromEtcd takes the etcd settings; bad ones are INVALID_ARGUMENT', () => {
   assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, datacenterId: 1 }),
     (e) => e.code === 'INVALID_ARGUMENT' && /datacenterId/.test(e.message))
   assert.ok(a.nextId() > 0n)
+  // Zero turns the peers' clock check off: taken, and a lease is held.
+  const unchecked = Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-gap', maxClockGapMs: 0 })
+  assert.match(unchecked.identitySource, /^etcd lease on node/)
+  unchecked.close()
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, maxClockGapMs: -1 }), (e) => e instanceof RangeError && e.code !== undefined)
   const { lease } = a.stats()
   assert.deepEqual(lease, { renewals: lease.renewals, losses: 0, reacquisitions: 0 })
   assert.equal(new Generator('twitter', { datacenterId: 1, machineId: 1 }).stats().lease, undefined)

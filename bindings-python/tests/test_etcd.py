@@ -136,6 +136,13 @@ def test_bad_arguments_are_typed_errors(etcd: tuple[str, int]) -> None:
         polyflake.Generator.from_etcd("twitter", url, ttl=2.5)
     with pytest.raises(polyflake.InvalidArgumentError, match="non-negative"):
         polyflake.Generator.from_etcd("twitter", url, keep_alive=-1)
+    with pytest.raises(polyflake.InvalidArgumentError, match="max_clock_gap") as gap:
+        polyflake.Generator.from_etcd("twitter", url, max_clock_gap=-1)
+    assert gap.value.kind is polyflake.ArgumentKind.CONFIGURATION
+    # Zero turns the peers' clock check off: taken, and a lease is held.
+    unchecked = polyflake.Generator.from_etcd("twitter", url, prefix="/py-gap", max_clock_gap=0)
+    assert "etcd lease on node" in unchecked.identity_source
+    unchecked.close()
     with pytest.raises(TypeError):
         polyflake.Generator.from_etcd("twitter", url, ttl="10")  # type: ignore[arg-type]
     with pytest.raises(TypeError):

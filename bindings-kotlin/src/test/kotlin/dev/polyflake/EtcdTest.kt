@@ -95,6 +95,10 @@ class EtcdTest {
                 assertEquals(0L to 0L, lease.losses to lease.reacquisitions)
             }
         }
+        // Zero turns the peers' clock check off: taken, and a lease is held.
+        Generator.fromEtcd(Layout.TWITTER, listOf(url), prefix = "/kt-gap", maxClockGap = java.time.Duration.ZERO).use { unchecked ->
+            assertTrue(unchecked.identitySource.startsWith("etcd lease on node"), unchecked.identitySource)
+        }
         val e = assertThrows<InvalidArgumentException> { Generator.fromEtcd(Layout.TWITTER, listOf(url), ttl = java.time.Duration.ofMillis(2500)) }
         assertTrue(e.message!!.contains("whole seconds"), e.message)
     }
