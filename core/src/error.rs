@@ -1,4 +1,5 @@
-//! The one error type of polyflake. Every binding maps it once, by [`Error::code`].
+//! The one error type of polyflake, with the reasons and kinds a caller
+//! acts on. Every binding maps it once, by variant.
 
 /// Result alias used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
