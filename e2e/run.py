@@ -35,6 +35,8 @@ import psycopg
 
 HERE = Path(__file__).resolve().parent
 LAYOUT = "twitter"
+# Its node fields with their widths, most significant first.
+NODE_FIELDS = polyflake.Layout(LAYOUT).nodes
 PREFIX = "/e2e"
 
 
@@ -497,7 +499,7 @@ def node_value(parts: polyflake.Parts) -> int:
     """The node value an ID was issued under: its node fields read as one
     number, most significant first (as etcd's worker keys number them)."""
     node = 0
-    for name, bits in polyflake.Layout(LAYOUT).nodes:
+    for name, bits in NODE_FIELDS:
         node = (node << bits) | getattr(parts, name)
     return node
 
