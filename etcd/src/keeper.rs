@@ -50,9 +50,15 @@ struct Session {
     renewal: Instant,
     renewals: u64,
     drifting: bool,
+    /// When to try the mark again after etcd did not confirm it (a leader
+    /// election, a member gone): soon, rather than at the next renewal.
+    mark_retry: Option<Instant>,
     /// Values the application's check refused: never claimed again.
     excluded: HashSet<u64>,
 }
+
+/// How soon a mark etcd did not confirm is tried again.
+const MARK_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// The lease and key this process holds now.
 struct Held {
@@ -179,6 +185,7 @@ impl Keeper {
             renewal: Instant::now() + s.keep_alive,
             renewals: 0,
             drifting: false,
+            mark_retry: None,
             excluded: HashSet::new(),
         })
     }
@@ -194,11 +201,16 @@ impl Keeper {
     ) -> State {
         let s = &self.settings;
         let wanted = Arc::clone(&session.held.mark.wanted);
+        let retry = session.mark_retry;
         tokio::select! {
             _ = stop.changed() => return State::Stopping,
             () = sleep_until(session.renewal) => {}
             () = wanted.notified() => {
-                self.extend_mark(&mut session.client, &session.held).await;
+                self.extend_mark(session).await;
+                return State::Holding;
+            }
+            () = sleep_until(retry.unwrap_or(session.renewal)), if retry.is_some() => {
+                self.extend_mark(session).await;
                 return State::Holding;
             }
             Some(number) = refusals.recv() => {
@@ -229,7 +241,7 @@ impl Keeper {
                     .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
                 // Keep the mark a lease's length ahead, so that the
                 // generator never waits on etcd for it.
-                self.extend_mark(&mut session.client, &session.held).await;
+                self.extend_mark(session).await;
                 session.renewals += 1;
                 if session.renewals.is_multiple_of(10) {
                     self.report_drift(session).await;
@@ -329,22 +341,29 @@ impl Keeper {
         self.settings.ttl.as_millis() as i64
     }
 
-    async fn extend_mark(&self, client: &mut Client, held: &Held) {
+    /// Moves the mark a lease's length past the clock; if etcd does not
+    /// confirm it, says so and tries again soon.
+    async fn extend_mark(&self, session: &mut Session) {
+        let held = &session.held;
         let extended = timeout(
             self.settings.request_timeout,
             held.mark
-                .extend(client, self.clock.now_ms(), self.lead_ms()),
+                .extend(&mut session.client, self.clock.now_ms(), self.lead_ms()),
         )
         .await;
-        match extended {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => self.tenure.trouble(e.to_string()),
-            Err(_) => self.tenure.trouble(format!(
+        let failure = match extended {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(_) => Some(format!(
                 "etcd did not confirm the high-water mark {} within {:?}",
                 held.mark.key(),
                 self.settings.request_timeout
             )),
-        }
+        };
+        session.mark_retry = failure.map(|why| {
+            self.tenure.trouble(why);
+            Instant::now() + MARK_RETRY
+        });
     }
 
     fn unreachable(&self, why: impl std::fmt::Display) -> Error {
