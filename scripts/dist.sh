@@ -7,7 +7,7 @@
 #            polyflake-linux-x64-gnu-<v>.tgz (the prebuilt .node)
 #   maven/   a file repository: the jar (native library under JNA's
 #            linux-x86-64/), -sources, -javadoc and the pom
-#   cli/     polyflake-<v>-x86_64-unknown-linux-gnu.tar.gz
+#   cli/     polyflake-<v>-x86_64-unknown-linux-gnu.tar.gz, with `polyflake serve`
 #   SHA256SUMS and REPORT.md (sizes, and each native library's glibc floor)
 # One cargo-zigbuild invocation builds the CLI and the Node and Kotlin
 # libraries against glibc 2.17, sharing every dependency; maturin builds the
@@ -37,7 +37,7 @@ fi
 echo "dist: native libraries and the CLI for $triple, glibc $glibc"
 cargo zigbuild --quiet --release --target "$triple.$glibc" \
     -p polyflake-cli -p polyflake-node -p polyflake-kotlin \
-    --features polyflake-cli/etcd,polyflake-node/etcd,polyflake-kotlin/etcd
+    --features polyflake-cli/serve,polyflake-node/etcd,polyflake-kotlin/etcd
 built="$cargo_target/$triple/release"
 
 echo "dist: Python wheel and sdist"

@@ -6,7 +6,7 @@
 #   - the npm tarballs into a fresh npm project (and the main one alone, whose
 #     loader must say which platform package is missing);
 #   - the jar into a fresh Maven project that depends on it from dist/maven;
-#   - the CLI from its tarball.
+#   - the CLI from its tarball, and the ID service it ships (`polyflake serve`).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 dist="$root/dist"
@@ -84,5 +84,39 @@ for c in cases:
     for field, value in c["nodes"].items():
         assert str(got[field]) == value, (c, got)
 print(f"cli: {len(cases)} decode vectors")
+PY
+# The shipped binary is the ID service too: it serves IDs on a local lease,
+# answers ready, and stops on SIGTERM, releasing its value.
+user python3 - "$cli" "$scratch/serve-state" <<'PY'
+import json, os, signal, socket, subprocess, sys, time, urllib.request
+cli, state = sys.argv[1], sys.argv[2]
+help_text = subprocess.run([cli, "serve", "--help"], capture_output=True, text=True, check=True).stdout
+assert "--listen" in help_text and "--layout" in help_text, help_text
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
+env["POLYFLAKE_STATE_DIR"] = state
+server = subprocess.Popen([cli, "serve", "--listen", f"127.0.0.1:{port}"], env=env,
+                          stderr=subprocess.PIPE, text=True)
+try:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as r:
+                assert r.status == 200
+                break
+        except OSError:
+            assert server.poll() is None, server.stderr.read()
+            assert time.monotonic() < deadline, "serve was not ready within 30 s"
+            time.sleep(0.1)
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/ids?count=3", timeout=5) as r:
+        ids = json.load(r)["ids"]
+    assert len(ids) == 3 and all(isinstance(i, str) for i in ids), ids
+    assert [int(i) for i in ids] == sorted({int(i) for i in ids}), ids
+finally:
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=30) == 0, server.stderr.read()
+print(f"cli: serve answered {len(ids)} IDs on port {port} and stopped on SIGTERM")
 PY
 echo "test-dist: every artifact installed and passed the golden vectors"
