@@ -48,80 +48,85 @@ pub(crate) fn request(
             .into_iter()
             .find(|d| format!("{}Ms", camel(d.name())) == key)
     };
-    for key in options.map(Object::keys).transpose()?.unwrap_or_default() {
-        let options = options.expect("keys come from the options");
-        // An option set to `undefined` is an option not given.
-        let Some(value) = options.get::<Unknown<'_>>(&key)? else {
-            continue;
-        };
-        if value.get_type()? == ValueType::Undefined {
-            continue;
-        }
-        let registry = source == Source::Registry;
-        match key.as_str() {
-            "onClockBackwards" => {
-                policy = Some(unsafe { value.cast::<String>() }.map_err(|_| {
-                    wrong_type(env, "onClockBackwards", "'fail', 'wait' or 'logical'")
-                })?)
+    let registry = source == Source::Registry;
+    if let Some(options) = options {
+        for key in Object::keys(options)? {
+            // An option set to `undefined` is an option not given.
+            let Some(value) = options.get::<Unknown<'_>>(&key)? else {
+                continue;
+            };
+            if value.get_type()? == ValueType::Undefined {
+                continue;
             }
-            "maxBackwardsMs" => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
-            "check" if source != Source::Given => {
-                request.check = Some(crate::check::check_arg(env, &value)?)
-            }
-            "clock" => {
-                request.clock = Some(if value.get_type()? == ValueType::String {
-                    let name = unsafe { value.cast::<String>()? };
-                    polyflake::clock::named_clock(&name, "clock").or_throw(env)?
-                } else {
-                    let manual: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
-                        .map_err(|_| {
-                            wrong_type(env, "clock", "'monotonic', 'wall' or a ManualClock")
-                        })?;
-                    Arc::new(manual.inner.clone())
-                })
-            }
-            "endpoints" if registry => {
-                settings.endpoints = if value.get_type()? == ValueType::String {
-                    polyflake::identity::registry::parse_endpoints(&unsafe {
-                        value.cast::<String>()?
-                    })
-                } else {
-                    unsafe { value.cast::<Vec<String>>() }.map_err(|_| {
-                        wrong_type(env, "endpoints", "a URL string or an array of them")
-                    })?
+            match key.as_str() {
+                "onClockBackwards" => {
+                    policy = Some(unsafe { value.cast::<String>() }.map_err(|_| {
+                        wrong_type(env, "onClockBackwards", "'fail', 'wait' or 'logical'")
+                    })?)
                 }
-            }
-            "prefix" if registry => {
-                settings.prefix = unsafe { value.cast::<String>() }
-                    .map_err(|_| wrong_type(env, "prefix", "a string"))?
-            }
-            "nodeRange" if registry => {
-                let pair: Vec<Unknown<'_>> = unsafe { value.cast() }
-                    .map_err(|_| wrong_type(env, "nodeRange", "[start, stop]"))?;
-                let [start, stop] = pair.as_slice() else {
-                    return Err(wrong_type(env, "nodeRange", "[start, stop]"));
-                };
-                settings.node_range =
-                    Some(u64_arg(env, "nodeRange[0]", start)?..u64_arg(env, "nodeRange[1]", stop)?);
-            }
-            key if registry && duration(key).is_some() => {
-                let setting = duration(key).expect("matched");
-                *setting.slot(&mut settings) = Duration::from_millis(u64_arg(env, key, &value)?);
-            }
-            _ if source == Source::Given => {
-                let field = layout
-                    .node_fields()
-                    .iter()
-                    .find(|f| camel(f.name()) == key)
-                    .map_or(key.clone(), |f| f.name().to_owned());
-                nodes.push((field, u64_arg(env, &key, &value)?));
-            }
-            _ => {
-                return Err(Error::invalid(
-                    ArgumentKind::UnknownName,
-                    format!("unknown option {key:?}: the identity is not given by the caller here"),
-                ))
-                .or_throw(env)
+                "maxBackwardsMs" => max_ms = u64_arg(env, "maxBackwardsMs", &value)?,
+                "check" if source != Source::Given => {
+                    request.check = Some(crate::check::check_arg(env, &value)?)
+                }
+                "clock" => {
+                    request.clock = Some(if value.get_type()? == ValueType::String {
+                        let name = unsafe { value.cast::<String>()? };
+                        polyflake::clock::named_clock(&name, "clock").or_throw(env)?
+                    } else {
+                        let manual: ClassInstance<'_, JsManualClock> = unsafe { value.cast() }
+                            .map_err(|_| {
+                                wrong_type(env, "clock", "'monotonic', 'wall' or a ManualClock")
+                            })?;
+                        Arc::new(manual.inner.clone())
+                    })
+                }
+                "endpoints" if registry => {
+                    settings.endpoints = if value.get_type()? == ValueType::String {
+                        polyflake::identity::registry::parse_endpoints(&unsafe {
+                            value.cast::<String>()?
+                        })
+                    } else {
+                        unsafe { value.cast::<Vec<String>>() }.map_err(|_| {
+                            wrong_type(env, "endpoints", "a URL string or an array of them")
+                        })?
+                    }
+                }
+                "prefix" if registry => {
+                    settings.prefix = unsafe { value.cast::<String>() }
+                        .map_err(|_| wrong_type(env, "prefix", "a string"))?
+                }
+                "nodeRange" if registry => {
+                    let pair: Vec<Unknown<'_>> = unsafe { value.cast() }
+                        .map_err(|_| wrong_type(env, "nodeRange", "[start, stop]"))?;
+                    let [start, stop] = pair.as_slice() else {
+                        return Err(wrong_type(env, "nodeRange", "[start, stop]"));
+                    };
+                    settings.node_range = Some(
+                        u64_arg(env, "nodeRange[0]", start)?..u64_arg(env, "nodeRange[1]", stop)?,
+                    );
+                }
+                key if registry && duration(key).is_some() => {
+                    let setting = duration(key).expect("matched");
+                    *setting.slot(&mut settings) =
+                        Duration::from_millis(u64_arg(env, key, &value)?);
+                }
+                _ if source == Source::Given => {
+                    let field = layout
+                        .node_fields()
+                        .iter()
+                        .find(|f| camel(f.name()) == key)
+                        .map_or(key.clone(), |f| f.name().to_owned());
+                    nodes.push((field, u64_arg(env, &key, &value)?));
+                }
+                _ => {
+                    return Err(Error::invalid(
+                        ArgumentKind::UnknownName,
+                        format!(
+                            "unknown option {key:?}: the identity is not given by the caller here"
+                        ),
+                    ))
+                    .or_throw(env)
+                }
             }
         }
     }
