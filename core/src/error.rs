@@ -304,3 +304,42 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Names are the contract's, one per value; `retryable` answers for
+    /// every variant, an OS error that may pass (busy, interrupted) included.
+    #[test]
+    fn reasons_and_kinds_have_distinct_names_and_retrying_is_decided_per_variant() {
+        let names: std::collections::HashSet<_> =
+            LeaseLostReason::ALL.iter().map(|r| r.name()).collect();
+        assert_eq!(names.len(), LeaseLostReason::ALL.len());
+        let kinds: std::collections::HashSet<_> =
+            ArgumentKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(kinds.len(), ArgumentKind::ALL.len());
+        let io = |errno: Option<i32>| Error::StateIo {
+            path: "/state".into(),
+            reason: "x".into(),
+            os_error: errno,
+        };
+        // This OS's number for an error of `kind`.
+        let errno = |kind: std::io::ErrorKind| {
+            (1..200).find(|&e| std::io::Error::from_raw_os_error(e).kind() == kind)
+        };
+        use std::io::ErrorKind::{PermissionDenied, ResourceBusy, WouldBlock};
+        assert!(io(errno(ResourceBusy)).retryable());
+        assert!(io(errno(WouldBlock)).retryable());
+        assert!(!io(errno(PermissionDenied)).retryable());
+        assert!(!io(None).retryable());
+        assert!(Error::lease_lost(LeaseLostReason::Lapsed, "x".into()).retryable());
+        assert!(!Error::lease_lost(LeaseLostReason::Closed, "x".into()).retryable());
+        assert!(Error::ClockMovedBackwards {
+            behind_ms: 1,
+            allowed_ms: 0
+        }
+        .retryable());
+        assert!(!Error::invalid(ArgumentKind::Usage, "x".into()).retryable());
+    }
+}
