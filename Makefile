@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg dist-all test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -21,7 +21,7 @@ check: ## The fast inner loop (Rust alone): rustfmt, clippy, the core's layers, 
 demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and run the demonstration
 	bash scripts/demo.sh
 
-deps: ## Debian packages the etcd feature and the tests need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime), if missing
+deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc), if missing
 	bash scripts/debian-deps.sh
 
 test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
@@ -47,10 +47,13 @@ test-kotlin: ## Kotlin/JVM: cdylib, uniffi bindings, mvn verify against the jar
 test-private-ip: ## POLYFLAKE_NODE_ID=private-ip in a network namespace (CLI, Python, Node; needs root and the artifacts of the targets before it)
 	bash scripts/test-private-ip.sh
 
-dist: deps ## The packages users install without Rust, into dist/: manylinux2014 wheel and sdist, npm tarballs, Maven repository, CLI tarball, SHA256SUMS
+dist: deps ## The packages users install without Rust, into dist/, for linux x86_64 and aarch64 (glibc >= 2.17): wheels and sdist, npm packages, one jar, CLI tarballs (also static musl), the service's OCI image
 	bash scripts/dist.sh
 
-test-dist: dist ## Install each dist/ artifact as a user would (no Rust on PATH) and run the golden vectors through it
+dist-all: deps ## make dist, and the musl wheels and addons and every macOS package (built with zig, inspected, not run)
+	bash scripts/dist.sh --all
+
+test-dist: dist ## Install each dist/ artifact as a user would (no Rust on PATH) and run the golden vectors through it: aarch64 under qemu-user, the image under podman
 	bash scripts/test-dist.sh
 
 e2e: deps ## The whole architecture under faults: etcd, PostgreSQL, 3 replicas, Python and Node clients, an in-process writer (production TTL)
@@ -71,8 +74,9 @@ vectors-check: ## Fail if the committed golden vectors are stale
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
 
-lint: deps ## rustfmt, clippy (warnings as errors), and the lean default build's promises
+lint: deps ## rustfmt, clippy (warnings as errors), the lean default build's promises, the Kubernetes example against its schemas
 	bash scripts/check-lean.sh
+	bash scripts/check-deploy.sh
 	$(PYTHON) scripts/readme_examples.py check
 	$(PYTHON) scripts/release_matrix.py --check
 	$(CARGO) fmt --all -- --check

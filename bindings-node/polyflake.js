@@ -18,8 +18,9 @@ function loadNative() {
       `polyflake has no native addon for ${platform} ${arch}${libc ? ` (${libc === 'gnu' ? 'glibc' : 'musl'})` : ''}: ` +
         `its package ${name} is not installed. npm installs it as an optional dependency of polyflake, unless ` +
         'optional dependencies are skipped (--omit=optional, --no-optional, a lockfile from another platform): ' +
-        `reinstall with them, or add ${name} yourself. Prebuilt packages exist for linux-x64-gnu (glibc >= 2.17); ` +
-        'elsewhere build from source with Rust: `npx napi build --platform --release` in bindings-node of the repository.',
+        `reinstall with them, or add ${name} yourself. Prebuilt packages exist for linux-x64-gnu and linux-arm64-gnu ` +
+        '(glibc >= 2.17), linux-x64-musl and linux-arm64-musl (Alpine), darwin-x64 and darwin-arm64; elsewhere build ' +
+        'from source with Rust: `npx napi build --platform --release` in bindings-node of the repository.',
       { cause },
     )
     err.code = 'ERR_POLYFLAKE_NO_ADDON'

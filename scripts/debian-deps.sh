@@ -5,7 +5,10 @@
 # real etcd for the tests, chromium with chromedriver for the composer
 # page's browser test, and for the end-to-end run PostgreSQL 15 (the tests
 # initdb their own cluster) and libfaketime (a stepped clock for one
-# replica). A no-op when all are present. The default builds
+# replica); for `make dist` LLVM's object readers (llvm-readobj, llvm-nm: ELF
+# and Mach-O alike), and for `make test-dist` qemu-user-static, which runs the
+# aarch64 packages on this x86_64 machine, and podman with runc, which runs
+# the service's image. A no-op when all are present. The default builds
 # (`make demo`, `pip install ./bindings-python`, …) need none of them.
 set -euo pipefail
 have() {
@@ -13,17 +16,19 @@ have() {
         [ -f /usr/include/google/protobuf/descriptor.proto ] &&
         command -v chromium >/dev/null && command -v chromedriver >/dev/null &&
         compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null &&
-        compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null
+        compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null &&
+        command -v llvm-readobj >/dev/null && command -v qemu-aarch64-static >/dev/null &&
+        command -v podman >/dev/null && command -v runc >/dev/null
 }
 have && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-echo "polyflake: installing protobuf-compiler, libprotobuf-dev, etcd-server, chromium, chromium-driver, postgresql and faketime from Debian" >&2
+echo "polyflake: installing protobuf-compiler, libprotobuf-dev, etcd-server, chromium, chromium-driver, postgresql, faketime, llvm, qemu-user-static, podman and runc from Debian" >&2
 $sudo apt-get update -qq >/dev/null
 # etcd-server's and postgresql's post-installs may try to start system
 # services; without an init system that fails harmlessly, and the tests
 # start their own on other ports.
 $sudo apt-get install -y -qq --no-install-recommends protobuf-compiler libprotobuf-dev etcd-server \
-    chromium chromium-driver postgresql faketime >/dev/null
+    chromium chromium-driver postgresql faketime llvm qemu-user-static podman runc >/dev/null
 have

@@ -1,27 +1,40 @@
 #!/usr/bin/env bash
-# make dist: the artifacts users install without Rust, for linux x86_64 with
-# glibc >= 2.17 (manylinux2014), all with the etcd lease, in dist/:
-#   python/  an abi3 manylinux2014 wheel (maturin --zig) and an sdist that
+# make dist / make dist-all: the packages users install without Rust, with the
+# etcd lease, cross-built here with zig for the targets of release/targets.json
+# ("here"), into dist/:
+#   python/  one abi3 wheel per target (maturin --zig) and an sdist that
 #            builds with Rust alone (no etcd, so no protoc)
-#   npm/     polyflake-<v>.tgz (JS, typings, optionalDependencies) and
-#            polyflake-linux-x64-gnu-<v>.tgz (the prebuilt .node)
-#   maven/   a file repository: the jar (native library under JNA's
-#            linux-x86-64/), -sources, -javadoc and the pom
-#   cli/     polyflake-<v>-x86_64-unknown-linux-gnu.tar.gz, with `polyflake serve`
-#   SHA256SUMS and REPORT.md (sizes, and each native library's glibc floor)
-# One cargo-zigbuild invocation builds the CLI and the Node and Kotlin
-# libraries against glibc 2.17, sharing every dependency; maturin builds the
-# wheel with the same zig. Zig comes from PyPI (ziglang), cargo-zigbuild
-# from crates.io.
+#   npm/     polyflake-<v>.tgz (JS, typings, optionalDependencies) and one
+#            polyflake-<platform>-<v>.tgz per target (the prebuilt .node)
+#   maven/   a file repository: one jar with every target's library under
+#            JNA's resource path (linux-x86-64/, linux-aarch64/, darwin-*/),
+#            -sources, -javadoc and the pom
+#   cli/     polyflake-<v>-<triple>.tar.gz per target, with `polyflake serve`
+#   oci/     polyflake-serve-<v>.oci.tar: the image of `polyflake serve` for
+#            linux amd64 and arm64, from the static musl CLI (scripts/oci_image.py)
+#   SHA256SUMS and REPORT.md (sizes, and what each native file links against)
+#
+#   dist.sh          make dist: linux x86_64 and aarch64 with glibc >= 2.17
+#                    (manylinux2014), every package; the static musl CLIs
+#   dist.sh --all    make dist-all: also the musl wheels and addons, and macOS
+#                    x86_64 and arm64 (wheels, addons, the jar's libraries, CLIs)
+#
+# Per target one cargo-zigbuild invocation builds the CLI and the Node and
+# Kotlin libraries together, sharing every dependency; maturin builds the
+# wheel with the same zig. Zig comes from PyPI (ziglang), cargo-zigbuild from
+# crates.io, each target's standard library from rustup.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+all=0
+[ "${1:-}" = "--all" ] && all=1
 bash "$root/scripts/debian-deps.sh"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
-triple=x86_64-unknown-linux-gnu
 glibc=2.17
 dist="$root/dist"
 venv="$work/dist-venv"
-rm -rf "$dist" && mkdir -p "$dist"/{python,npm,maven,cli}
+# Each target's native files, as shipped, for the report and the inspection.
+native="$work/dist-native"
+rm -rf "$dist" "$native" && mkdir -p "$dist"/{python,npm,maven,cli,oci} "$native"
 
 if [ ! -x "$venv/bin/maturin" ]; then
     python3 -m venv "$venv"
@@ -34,39 +47,134 @@ if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-zigbuild" --version 2>/dev/null)"
     cargo install --quiet --locked cargo-zigbuild --version 0.24.1
 fi
 
-echo "dist: native libraries and the CLI for $triple, glibc $glibc"
-cargo zigbuild --quiet --release --target "$triple.$glibc" \
-    -p polyflake-cli -p polyflake-node -p polyflake-kotlin \
-    --features polyflake-cli/serve,polyflake-node/etcd,polyflake-kotlin/etcd
-built="$cargo_target/$triple/release"
+# The targets of this run: triple, here, python tag, node platform, JNA folder.
+rows=()
+while read -r triple here python node jna; do
+    case "$here" in
+        dist) rows+=("$triple libs $python $node $jna") ;;
+        dist-cli) [ $all = 1 ] && rows+=("$triple libs $python $node $jna") || rows+=("$triple cli - - -") ;;
+        dist-all) [ $all = 1 ] && rows+=("$triple libs $python $node $jna") ;;
+    esac
+done < <(python3 "$root/scripts/release_matrix.py" --here)
+installed=$(rustup target list --installed)
+for row in "${rows[@]}"; do
+    triple=${row%% *}
+    grep -qx "$triple" <<<"$installed" || rustup target add "$triple" >/dev/null
+done
 
-echo "dist: Python wheel and sdist"
-"$venv/bin/maturin" build --quiet --release --zig --compatibility manylinux2014 --target "$triple" \
-    -m "$root/bindings-python/Cargo.toml" --features etcd -o "$dist/python"
+# The name cargo gives a library on a target: libX.so, libX.dylib.
+dylib() { case "$1" in *-apple-darwin) echo "lib$2.dylib" ;; *) echo "lib$2.so" ;; esac; }
+cli_features=polyflake-cli/serve
+lib_features=polyflake-node/etcd,polyflake-kotlin/etcd
+
+# build_cli TRIPLE: the CLI with `serve`; on musl static (Rust's default there).
+build_cli() {
+    local triple=$1 zig_target=$1
+    case "$triple" in *-linux-gnu) zig_target="$triple.$glibc" ;; esac
+    echo "dist: the CLI for $triple"
+    cargo zigbuild --quiet --release --target "$zig_target" -p polyflake-cli --features "$cli_features"
+    mkdir -p "$native/$triple"
+    cp "$cargo_target/$triple/release/polyflake" "$native/$triple/"
+}
+
+# build_libs TRIPLE: the CLI and the Node and Kotlin libraries. A musl
+# library must link libc dynamically, unlike the static CLI: those get
+# their own target directory, so the two builds do not undo each other.
+build_libs() {
+    local triple=$1 zig_target=$1 packages=(-p polyflake-node) features=$lib_features
+    local out="$cargo_target/$triple/release"
+    case "$triple" in
+        *-linux-gnu) zig_target="$triple.$glibc" ;;
+    esac
+    [ "$3" != - ] || features=polyflake-node/etcd
+    [ "$3" = - ] || packages+=(-p polyflake-kotlin)
+    echo "dist: native libraries for $triple"
+    case "$triple" in
+        *-linux-musl)
+            local flags
+            flags="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
+            env "$flags=-C target-feature=-crt-static" CARGO_TARGET_DIR="$cargo_target/musl-dylib" \
+                cargo zigbuild --quiet --release --target "$zig_target" "${packages[@]}" --features "$features"
+            out="$cargo_target/musl-dylib/$triple/release"
+            build_cli "$triple"
+            ;;
+        *)
+            cargo zigbuild --quiet --release --target "$zig_target" -p polyflake-cli "${packages[@]}" \
+                --features "$cli_features,$features"
+            mkdir -p "$native/$triple"
+            cp "$out/polyflake" "$native/$triple/"
+            ;;
+    esac
+    cp "$out/$(dylib "$triple" polyflake_node)" "$native/$triple/polyflake.$2.node"
+    [ "$3" = - ] || { mkdir -p "$native/$triple/$3" && cp "$out/$(dylib "$triple" polyflake_kotlin)" "$native/$triple/$3/"; }
+}
+
+# build_wheel TRIPLE TAG: the abi3 wheel, its platform tag checked.
+build_wheel() {
+    local triple=$1 tag=$2 arch=${1%%-*} args=() pattern wheels
+    [ "$tag" = native ] || args=(--compatibility "$tag")
+    echo "dist: the Python wheel for $triple"
+    "$venv/bin/maturin" build --quiet --release --zig --target "$triple" "${args[@]}" \
+        -m "$root/bindings-python/Cargo.toml" --features etcd -o "$dist/python"
+    # The one abi3 wheel of this target, found by the tag it must carry.
+    pattern=$(case "$triple" in
+        *-linux-gnu) echo "manylinux2014_$arch.manylinux_2_17_$arch" ;;
+        *-linux-musl) echo "musllinux_1_2_$arch" ;;
+        x86_64-apple-darwin) echo "macosx_*_x86_64" ;;
+        aarch64-apple-darwin) echo "macosx_*_arm64" ;;
+    esac)
+    wheels=$(cd "$dist/python" && ls -- *-cp310-abi3-$pattern.whl 2>/dev/null || true)
+    if [ "$(wc -w <<<"$wheels")" != 1 ]; then
+        echo "dist: no single abi3 wheel tagged $pattern for $triple in dist/python: $(ls "$dist/python")" >&2
+        exit 1
+    fi
+    # auditwheel reads the ELF of a glibc wheel: the floor it finds must be
+    # the tag's. It reads musl wheels only on a musl system, and no macOS
+    # wheel: their files are checked by dist_report.py (no glibc symbol and
+    # musl's libc.so alone; Mach-O of the architecture).
+    if [[ "$triple" == *-linux-gnu ]]; then
+        "$venv/bin/auditwheel" show "$dist/python/$wheels" > "$work/auditwheel-$triple.txt" 2>&1 || true
+        if ! grep -q "manylinux_2_17_$arch" "$work/auditwheel-$triple.txt"; then
+            cat "$work/auditwheel-$triple.txt" >&2
+            echo "dist: auditwheel does not place $wheels at manylinux_2_17_$arch" >&2
+            exit 1
+        fi
+    fi
+}
+
+libs_rows=()
+for row in "${rows[@]}"; do
+    read -r triple kind python node jna <<<"$row"
+    if [ "$kind" = libs ]; then
+        build_libs "$triple" "$node" "$jna"
+        build_wheel "$triple" "$python"
+        libs_rows+=("$row")
+    else
+        build_cli "$triple"
+    fi
+done
 "$venv/bin/maturin" sdist -m "$root/bindings-python/Cargo.toml" -o "$dist/python"
-wheel=$(ls "$dist"/python/*.whl)
-"$venv/bin/auditwheel" show "$wheel" > "$work/auditwheel.txt"
-if ! grep -Eq 'manylinux_2_17_x86_64|manylinux2014_x86_64' "$work/auditwheel.txt"; then
-    cat "$work/auditwheel.txt" >&2
-    echo "dist: auditwheel does not place the wheel at manylinux_2_17" >&2
-    exit 1
-fi
 
 echo "dist: npm packages"
 stage="$work/dist-npm"
-rm -rf "$stage" && mkdir -p "$stage/main" "$stage/linux-x64-gnu"
-node="$root/bindings-node"
-cp "$node"/{polyflake.js,polyflake.mjs,polyflake.d.ts,index.js,index.d.ts,types-header.d.ts,LICENSE-MIT,LICENSE-APACHE} "$stage/main/"
+rm -rf "$stage" && mkdir -p "$stage/main"
+node_dir="$root/bindings-node"
+cp "$node_dir"/{polyflake.js,polyflake.mjs,polyflake.d.ts,index.js,index.d.ts,types-header.d.ts,LICENSE-MIT,LICENSE-APACHE} "$stage/main/"
 cp "$root/README.md" "$stage/main/"
-cp "$built/libpolyflake_node.so" "$stage/linux-x64-gnu/polyflake.linux-x64-gnu.node"
-cp "$node"/LICENSE-MIT "$node"/LICENSE-APACHE "$stage/linux-x64-gnu/"
-node "$root/scripts/npm-packages.mjs" "$node/package.json" "$stage" "$version"
-(cd "$stage/main" && npm pack --silent --pack-destination "$dist/npm" >/dev/null)
-(cd "$stage/linux-x64-gnu" && npm pack --silent --pack-destination "$dist/npm" >/dev/null)
+platforms=()
+for row in "${libs_rows[@]}"; do
+    read -r triple kind python node jna <<<"$row"
+    platforms+=("$node")
+    mkdir -p "$stage/$node"
+    cp "$native/$triple/polyflake.$node.node" "$node_dir/LICENSE-MIT" "$node_dir/LICENSE-APACHE" "$stage/$node/"
+done
+node "$root/scripts/npm-packages.mjs" "$node_dir/package.json" "$stage" "$version" "${platforms[@]}"
+for dir in main "${platforms[@]}"; do
+    (cd "$stage/$dir" && npm pack --silent --pack-destination "$dist/npm" >/dev/null)
+done
 
 echo "dist: Maven jar"
 module="$root/bindings-kotlin"
-lib="$built/libpolyflake_kotlin.so"
 rm -rf "$module/target/generated-sources/uniffi" "$module/target/native" "$module/target/apidocs"
 # uniffi reads its metadata from the symbol table, which the zig-linked
 # library does not keep: the Kotlin is generated from a host build of the same
@@ -75,8 +183,11 @@ cargo build --quiet --release -p polyflake-kotlin --features polyflake-kotlin/et
 cargo build --quiet -p uniffi-bindgen
 "$cargo_target/debug/uniffi-bindgen" generate --library "$cargo_target/release/libpolyflake_kotlin.so" --language kotlin \
     --out-dir "$module/target/generated-sources/uniffi" --no-format
-mkdir -p "$module/target/native/linux-x86-64" "$module/target/apidocs"
-cp "$lib" "$module/target/native/linux-x86-64/"
+mkdir -p "$module/target/native" "$module/target/apidocs"
+for row in "${libs_rows[@]}"; do
+    read -r triple kind python node jna <<<"$row"
+    [ "$jna" = - ] || cp -r "$native/$triple/$jna" "$module/target/native/"
+done
 python3 "$root/scripts/readme_html.py" "$module/README.md" > "$module/target/apidocs/index.html"
 mvn -B -q -ntp -f "$module/pom.xml" -Pdist -Dmaven.test.skip=true package
 jars="$module/target/polyflake-$version"
@@ -84,13 +195,31 @@ mvn -B -q -ntp deploy:deploy-file -Durl="file://$dist/maven" -DrepositoryId=dist
     -Dfile="$jars.jar" -Dsources="$jars-sources.jar" -Djavadoc="$jars-javadoc.jar" \
     -DpomFile="$module/pom.xml"
 
-echo "dist: CLI tarball"
-cli="$work/dist-cli/polyflake-$version-$triple"
-rm -rf "$work/dist-cli" && mkdir -p "$cli"
-cp "$built/polyflake" "$root/README.md" "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$cli/"
-tar -C "$work/dist-cli" -czf "$dist/cli/polyflake-$version-$triple.tar.gz" "polyflake-$version-$triple"
+echo "dist: CLI tarballs"
+rm -rf "$work/dist-cli"
+for row in "${rows[@]}"; do
+    triple=${row%% *}
+    cli="$work/dist-cli/polyflake-$version-$triple"
+    mkdir -p "$cli"
+    cp "$native/$triple/polyflake" "$root/README.md" "$root/LICENSE-MIT" "$root/LICENSE-APACHE" "$cli/"
+    tar -C "$work/dist-cli" -czf "$dist/cli/polyflake-$version-$triple.tar.gz" "polyflake-$version-$triple"
+done
 
-(cd "$dist" && find python npm cli maven -type f ! -name 'maven-metadata*' ! -name '*.md5' ! -name '*.sha1' \
+# The image of `polyflake serve`, from the static musl CLIs: an OCI layout
+# for amd64 and arm64, packed as an oci-archive (podman load -i, skopeo copy).
+musl_amd64="$native/x86_64-unknown-linux-musl/polyflake"
+musl_arm64="$native/aarch64-unknown-linux-musl/polyflake"
+if [ -f "$musl_amd64" ] && [ -f "$musl_arm64" ]; then
+    echo "dist: the OCI image of polyflake serve"
+    created=$(git -C "$root" log -1 --format=%ct 2>/dev/null || echo 0)
+    layout="$work/dist-oci"
+    rm -rf "$layout" && mkdir -p "$dist/oci"
+    python3 "$root/scripts/oci_image.py" build "$layout" "$version" "$created" amd64="$musl_amd64" arm64="$musl_arm64"
+    tar -C "$layout" --sort=name --mtime="@$created" --owner=0 --group=0 --numeric-owner \
+        -cf "$dist/oci/polyflake-serve-$version.oci.tar" oci-layout index.json blobs
+fi
+
+(cd "$dist" && find python npm cli maven oci -type f ! -name 'maven-metadata*' ! -name '*.md5' ! -name '*.sha1' \
     | sort | xargs sha256sum > SHA256SUMS)
-python3 "$root/scripts/dist_report.py" "$dist" "$built" "$wheel" > "$dist/REPORT.md"
+python3 "$root/scripts/dist_report.py" "$dist" "$native" "$module/target/generated-sources/uniffi" > "$dist/REPORT.md"
 cat "$dist/REPORT.md"

@@ -498,6 +498,7 @@ pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), Failure> {
     served
 }
 
+#[cfg(unix)]
 async fn stopped() {
     use tokio::signal::unix::{signal, SignalKind};
     match (
@@ -511,6 +512,15 @@ async fn stopped() {
             }
         }
         _ => std::future::pending::<()>().await,
+    }
+}
+
+/// Windows has no SIGTERM: Ctrl+C, Ctrl+Break and a service stop arrive as
+/// console control events, which tokio's `ctrl_c` waits for.
+#[cfg(not(unix))]
+async fn stopped() {
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await
     }
 }
 
