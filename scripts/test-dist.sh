@@ -99,38 +99,8 @@ cli=$(unpack_cli x86_64-unknown-linux-gnu)
 cli_vectors "$cli"
 # The shipped binary is the ID service too: it serves IDs on a local lease,
 # answers ready, and stops on SIGTERM, releasing its value.
-user python3 - "$cli" "$scratch/serve-state" <<'PY'
-import json, os, signal, socket, subprocess, sys, time, urllib.request
-cli, state = sys.argv[1], sys.argv[2]
-help_text = subprocess.run([cli, "serve", "--help"], capture_output=True, text=True, check=True).stdout
-assert "--listen" in help_text and "--layout" in help_text, help_text
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
-env["POLYFLAKE_STATE_DIR"] = state
-server = subprocess.Popen([cli, "serve", "--listen", f"127.0.0.1:{port}"], env=env,
-                          stderr=subprocess.PIPE, text=True)
-try:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as r:
-                assert r.status == 200
-                break
-        except OSError:
-            assert server.poll() is None, server.stderr.read()
-            assert time.monotonic() < deadline, "serve was not ready within 30 s"
-            time.sleep(0.1)
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/ids?count=3", timeout=5) as r:
-        ids = json.load(r)["ids"]
-    assert len(ids) == 3 and all(isinstance(i, str) for i in ids), ids
-    assert [int(i) for i in ids] == sorted({int(i) for i in ids}), ids
-finally:
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=30) == 0, server.stderr.read()
-print(f"cli: serve answered {len(ids)} IDs on port {port} and stopped on SIGTERM")
-PY
+user python3 "$root/scripts/serve_check.py" --state "$scratch/serve-state" -- "$cli"
+
 echo "test-dist: the static musl CLIs"
 for triple in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
     musl=$(unpack_cli "$triple")
@@ -141,8 +111,11 @@ for triple in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
     fi
 done
 cli_vectors "$scratch/cli/polyflake-$version-x86_64-unknown-linux-musl/polyflake"
-# No -L: a static binary needs no arm64 userland.
+# No -L: a static binary needs no arm64 userland. It is the arm64 image's
+# binary: its service runs too.
 cli_vectors qemu-aarch64-static "$scratch/cli/polyflake-$version-aarch64-unknown-linux-musl/polyflake"
+user python3 "$root/scripts/serve_check.py" --state "$scratch/serve-state-arm64" -- \
+    qemu-aarch64-static "$scratch/cli/polyflake-$version-aarch64-unknown-linux-musl/polyflake"
 
 echo "test-dist: the aarch64 packages, under qemu-user with arm64 Debian's CPython, Node and OpenJDK"
 arm64_root=$(bash "$root/scripts/arm64-root.sh")

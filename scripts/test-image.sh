@@ -5,7 +5,7 @@
 #      in the index, a non-root user, a static entrypoint of each architecture,
 #      no shell in the layer.
 #   2. podman (Debian's, with runc) loads the archive and runs the amd64 image
-#      as its config says: answers /readyz and /v1/ids, runs as user 65532, and
+#      as its config says: answers /readyz and /v1/ids (serve_check.py), runs as user 65532, and
 #      exits 0 on `podman stop` (SIGTERM). Its storage lives in target/podman.
 # This machine's sandbox withholds CAP_SYS_RESOURCE, so podman's default
 # rlimits (above the hard limits here) cannot be set: the run sets them to
@@ -35,23 +35,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 "${podman[@]}" run -d --name "$name" --network host \
     --ulimit "nofile=$(ulimit -n):$(ulimit -Hn)" --ulimit nproc=4096:4096 \
     -e "POLYFLAKE_LISTEN=127.0.0.1:$port" "$image" >/dev/null
-python3 - "$port" <<'PY'
-import json, sys, time, urllib.request
-port = sys.argv[1]
-deadline = time.monotonic() + 30
-while True:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2) as r:
-            assert r.status == 200
-            break
-    except OSError:
-        assert time.monotonic() < deadline, "the image's serve was not ready within 30 s"
-        time.sleep(0.2)
-with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/ids?count=5", timeout=5) as r:
-    ids = [int(i) for i in json.load(r)["ids"]]
-assert len(ids) == 5 and ids == sorted(set(ids)), ids
-print(f"image: ready, and served {len(ids)} increasing IDs on port {port}")
-PY
+python3 "$root/scripts/serve_check.py" --port "$port"
 user=$("${podman[@]}" top "$name" user | tail -1 | tr -d ' ')
 [ "$user" = polyflake ] || { echo "test-image: serve runs as '$user', not polyflake" >&2; exit 1; }
 "${podman[@]}" stop -t 20 "$name" >/dev/null
