@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg dist-all test test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg dist-all test test-postgres test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -21,10 +21,10 @@ check: ## The fast inner loop (Rust alone): rustfmt, clippy, the core's layers, 
 demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and run the demonstration
 	bash scripts/demo.sh
 
-deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc), if missing
+deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc, postgresql-server-dev-15, libclang-dev), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
+test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd; the service and its page in chromium
@@ -43,6 +43,9 @@ test-node: ## Node: build the addon, check generated typings, tsc, node --test
 
 test-kotlin: ## Kotlin/JVM: cdylib, uniffi bindings, mvn verify against the jar
 	bash scripts/test-kotlin.sh
+
+test-postgres: deps ## PostgreSQL: the extension (pgrx) installed into Debian's PostgreSQL 15, its SQL suite against a cluster of its own
+	bash scripts/test-postgres.sh
 
 test-private-ip: ## POLYFLAKE_NODE_ID=private-ip in a network namespace (CLI, Python, Node; needs root and the artifacts of the targets before it)
 	bash scripts/test-private-ip.sh
@@ -80,7 +83,7 @@ lint: deps ## rustfmt, clippy (warnings as errors), the lean default build's pro
 	$(PYTHON) scripts/readme_examples.py check
 	$(PYTHON) scripts/release_matrix.py --check
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
+	PGRX_PG_CONFIG_PATH=/usr/lib/postgresql/15/bin/pg_config $(CARGO) clippy --workspace --all-targets --all-features -- -D warnings
 
 fuzz: ## cargo-fuzz targets 600 s each, then 100,000 random bad calls each in Python and Node
 	bash scripts/fuzz.sh

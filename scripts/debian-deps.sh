@@ -8,7 +8,9 @@
 # replica); for `make dist` LLVM's object readers (llvm-readobj, llvm-nm: ELF
 # and Mach-O alike), and for `make test-dist` qemu-user-static, which runs the
 # aarch64 packages on this x86_64 machine, and podman with runc, which runs
-# the service's image. A no-op when all are present. The default builds
+# the service's image; for the PostgreSQL extension (pgrx) PostgreSQL 15's
+# server headers and libclang, which pgrx's bindgen reads them with. A no-op
+# when all are present. The default builds
 # (`make demo`, `pip install ./bindings-python`, …) need none of them.
 set -euo pipefail
 have() {
@@ -18,17 +20,20 @@ have() {
         compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null &&
         compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null &&
         command -v llvm-readobj >/dev/null && command -v qemu-aarch64-static >/dev/null &&
-        command -v podman >/dev/null && command -v runc >/dev/null
+        command -v podman >/dev/null && command -v runc >/dev/null &&
+        [ -x /usr/lib/postgresql/15/bin/pg_config ] && [ -f /usr/include/postgresql/15/server/postgres.h ] &&
+        compgen -G "/usr/lib/llvm-*/lib/libclang.so" >/dev/null
 }
 have && exit 0
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-echo "polyflake: installing protobuf-compiler, libprotobuf-dev, etcd-server, chromium, chromium-driver, postgresql, faketime, llvm, qemu-user-static, podman and runc from Debian" >&2
+echo "polyflake: installing protobuf-compiler, libprotobuf-dev, etcd-server, chromium, chromium-driver, postgresql, faketime, llvm, qemu-user-static, podman, runc, postgresql-server-dev-15 and libclang-dev from Debian" >&2
 $sudo apt-get update -qq >/dev/null
 # etcd-server's and postgresql's post-installs may try to start system
 # services; without an init system that fails harmlessly, and the tests
 # start their own on other ports.
 $sudo apt-get install -y -qq --no-install-recommends protobuf-compiler libprotobuf-dev etcd-server \
-    chromium chromium-driver postgresql faketime llvm qemu-user-static podman runc >/dev/null
+    chromium chromium-driver postgresql faketime llvm qemu-user-static podman runc \
+    postgresql-server-dev-15 libclang-dev >/dev/null
 have

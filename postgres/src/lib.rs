@@ -1,0 +1,212 @@
+//! `CREATE EXTENSION polyflake`: the core's IDs in SQL, in the schema
+//! `polyflake`. Each function converts and calls the core; every rule lives
+//! there.
+//!
+//! IDs are SQL `bigint` with the ID's 64 bits, as Kotlin's `Long` (the
+//! contract): an ID of a layout that uses bit 63 is a negative `bigint`.
+//! Errors are SQL errors whose message starts with the contract's code, with
+//! an SQLSTATE by kind; pgrx turns a Rust panic into an SQL error, so no
+//! input ends a backend.
+
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use polyflake_core::{Encoding, Error, Layout};
+
+::pgrx::pg_module_magic!();
+
+/// The SQLSTATE of each of the core's errors, by variant: what a client's
+/// driver sees. A new variant stops this compiling until it is placed.
+fn sqlstate(error: &Error) -> PgSqlErrorCode {
+    match error {
+        Error::FieldOutOfRange { .. }
+        | Error::TimestampBeforeEpoch { .. }
+        | Error::TimestampOverflow { .. } => PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+        Error::InvalidEncoding { .. } => PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        Error::InvalidLayout(_) | Error::InvalidArgument { .. } => {
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE
+        }
+        Error::ClockMovedBackwards { .. } | Error::LeaseLost { .. } => {
+            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
+        }
+        Error::StateIo { .. } => PgSqlErrorCode::ERRCODE_IO_ERROR,
+    }
+}
+
+/// Raises the core's error as an SQL error.
+fn raise(error: Error) -> ! {
+    ereport!(
+        PgLogLevel::ERROR,
+        sqlstate(&error),
+        format!("{}: {}", error.code(), error)
+    );
+    unreachable!("ereport at ERROR does not return")
+}
+
+fn ok<T>(result: polyflake_core::Result<T>) -> T {
+    result.unwrap_or_else(|e| raise(e))
+}
+
+fn layout(name: &str) -> Layout {
+    ok(Layout::preset(name))
+}
+
+/// The same 64 bits, read as the core's `u64`.
+fn bits(id: i64) -> u64 {
+    id as u64
+}
+
+/// The same 64 bits, as SQL's `bigint`.
+fn bigint(id: u64) -> i64 {
+    id as i64
+}
+
+/// The fields of an ID as `jsonb`: `id` and `layout`, `timestamp_ms`, each
+/// node field, `sequence`. The ID and the time are strings (exact past 2^53).
+#[pg_extern(immutable, parallel_safe)]
+fn decode(id: i64, layout_name: default!(&str, "'snowflake'")) -> JsonB {
+    let layout = layout(layout_name);
+    let parts = ok(layout.decode(bits(id)));
+    let mut out = serde_json::Map::new();
+    out.insert("id".into(), bits(id).to_string().into());
+    out.insert("layout".into(), layout.name().into());
+    out.insert("timestamp_ms".into(), parts.timestamp_ms.to_string().into());
+    for (name, value) in parts.fields(&layout) {
+        out.insert(name.into(), value.into());
+    }
+    out.insert("sequence".into(), parts.sequence.into());
+    JsonB(serde_json::Value::Object(out))
+}
+
+/// The ID of these fields: `nodes` names each node field of the layout
+/// (`{"datacenter_id": 1, "machine_id": 5}`).
+#[pg_extern(immutable, parallel_safe)]
+fn compose(
+    layout_name: &str,
+    timestamp_ms: i64,
+    sequence: i64,
+    nodes: default!(JsonB, "'{}'"),
+) -> i64 {
+    let layout = layout(layout_name);
+    let serde_json::Value::Object(fields) = nodes.0 else {
+        raise(Error::invalid(
+            polyflake_core::ArgumentKind::Usage,
+            "nodes must be a JSON object naming each node field".into(),
+        ))
+    };
+    let mut named = Vec::with_capacity(fields.len());
+    for (name, value) in &fields {
+        let Some(value) = value.as_u64() else {
+            raise(Error::invalid(
+                polyflake_core::ArgumentKind::Usage,
+                format!("node field {name} must be a whole number ≥ 0, not {value}"),
+            ))
+        };
+        named.push((name.as_str(), value));
+    }
+    let sequence = u64::try_from(sequence).unwrap_or_else(|_| {
+        raise(Error::invalid(
+            polyflake_core::ArgumentKind::Usage,
+            format!("sequence must be a whole number ≥ 0, not {sequence}"),
+        ))
+    });
+    bigint(ok(layout.compose_named(timestamp_ms, sequence, named)))
+}
+
+/// The start of the ID's tick.
+#[pg_extern(immutable, parallel_safe)]
+fn timestamp(id: i64, layout_name: default!(&str, "'snowflake'")) -> TimestampWithTimeZone {
+    let parts = ok(layout(layout_name).decode(bits(id)));
+    to_timestamptz(parts.timestamp_ms)
+}
+
+/// The smallest ID of the tick holding `at`: `WHERE id >= min_id(…)`.
+#[pg_extern(immutable, parallel_safe)]
+fn min_id(at: TimestampWithTimeZone, layout_name: default!(&str, "'snowflake'")) -> i64 {
+    bigint(ok(layout(layout_name).min_id(unix_ms(at))))
+}
+
+/// The largest ID of the tick holding `at`: `WHERE id <= max_id(…)`.
+#[pg_extern(immutable, parallel_safe)]
+fn max_id(at: TimestampWithTimeZone, layout_name: default!(&str, "'snowflake'")) -> i64 {
+    bigint(ok(layout(layout_name).max_id(unix_ms(at))))
+}
+
+/// The ID in a text encoding (`decimal`, `hex`, `base62`, …).
+#[pg_extern(immutable, parallel_safe)]
+fn format(id: i64, encoding: default!(&str, "'decimal'")) -> String {
+    ok(Encoding::from_name(encoding))
+        .encode(bits(id))
+        .to_string()
+}
+
+/// The ID a text encoding spells. `bytes` is not text: `from_bytes` takes a `bytea`.
+#[pg_extern(immutable, parallel_safe)]
+fn parse(text: &str, encoding: default!(&str, "'decimal'")) -> i64 {
+    let encoding = ok(Encoding::from_name(encoding));
+    if encoding == Encoding::Bytes {
+        raise(Error::invalid(
+            polyflake_core::ArgumentKind::Usage,
+            "bytes are a bytea, not text: polyflake.from_bytes(bytea)".into(),
+        ))
+    }
+    bigint(ok(encoding.parse(text)))
+}
+
+/// The ID's 8 bytes, big-endian, as a `bytea`.
+#[pg_extern(immutable, parallel_safe)]
+fn to_bytes(id: i64) -> Vec<u8> {
+    Encoding::Bytes.encode(bits(id)).as_bytes().to_vec()
+}
+
+/// The ID of 8 big-endian bytes.
+#[pg_extern(immutable, parallel_safe)]
+fn from_bytes(bytes: &[u8]) -> i64 {
+    bigint(ok(Encoding::Bytes.parse(bytes)))
+}
+
+/// The presets: name, epoch, tick, widths.
+#[pg_extern(immutable, parallel_safe)]
+fn layouts() -> TableIterator<
+    'static,
+    (
+        name!(name, String),
+        name!(epoch_ms, i64),
+        name!(tick_ms, i64),
+        name!(time_bits, i32),
+        name!(node_fields, JsonB),
+        name!(sequence_bits, i32),
+    ),
+> {
+    TableIterator::new(polyflake_core::PRESETS.iter().map(|name| {
+        let layout = layout(name);
+        let nodes = layout
+            .node_fields()
+            .iter()
+            .map(|f| (f.name().to_string(), serde_json::Value::from(f.bits())))
+            .collect::<serde_json::Map<_, _>>();
+        (
+            layout.name().to_string(),
+            layout.epoch_ms(),
+            layout.tick_ms() as i64,
+            i32::from(layout.time_bits()),
+            JsonB(serde_json::Value::Object(nodes)),
+            i32::from(layout.sequence_bits()),
+        )
+    }))
+}
+
+/// Unix milliseconds of a `timestamptz`, floored (a microsecond before an
+/// epoch millisecond belongs to the one before).
+fn unix_ms(at: TimestampWithTimeZone) -> i64 {
+    // PostgreSQL counts microseconds from 2000-01-01 UTC.
+    const PG_EPOCH_UNIX_MS: i64 = 946_684_800_000;
+    let micros: i64 = at.into_inner();
+    micros.div_euclid(1000) + PG_EPOCH_UNIX_MS
+}
+
+fn to_timestamptz(unix_ms: i64) -> TimestampWithTimeZone {
+    const PG_EPOCH_UNIX_MS: i64 = 946_684_800_000;
+    let micros = (unix_ms - PG_EPOCH_UNIX_MS).saturating_mul(1000);
+    // SAFETY: any i64 is a valid Datum of a timestamptz (infinity at the ends).
+    unsafe { TimestampWithTimeZone::from_datum(pgrx::pg_sys::Datum::from(micros), false).unwrap() }
+}
