@@ -1,6 +1,6 @@
 """A PostgreSQL 15 cluster of the suite's own, with the installed extension.
 
-initdb into a fresh directory under target/, a free port on 127.0.0.1,
+initdb into a fresh directory under /tmp, a free port on 127.0.0.1,
 started here and stopped by its PID. PostgreSQL refuses to run as root: as
 root the cluster runs as `postgres` (Debian's package makes it), else
 `nobody`."""
@@ -22,8 +22,6 @@ from pathlib import Path
 import psycopg
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -36,7 +34,9 @@ def dsn() -> Iterator[str]:
     bins = sorted(glob.glob("/usr/lib/postgresql/15/bin/initdb"))
     assert bins, "PostgreSQL 15's initdb is missing (make deps installs it)"
     bindir = Path(bins[0]).parent
-    base = Path(tempfile.mkdtemp(prefix="pg-", dir=ROOT / "target"))
+    # Under /tmp, not the checkout: the cluster's account must reach its directory, and a
+    # checkout may sit in a directory only its owner can enter (mktemp -d). Removed at the end.
+    base = Path(tempfile.mkdtemp(prefix="polyflake-pg-"))
     kw: dict = {}
     if os.geteuid() == 0:
         try:
@@ -60,6 +60,7 @@ def dsn() -> Iterator[str]:
         ],
         check=True,
         stdout=subprocess.DEVNULL,
+        cwd=base,
         **kw,
     )
     port = free_port()
@@ -82,6 +83,7 @@ def dsn() -> Iterator[str]:
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
+            cwd=base,
             **kw,
         )
     url = f"postgresql://polyflake@127.0.0.1:{port}/postgres"
