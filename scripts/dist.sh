@@ -62,6 +62,8 @@ for row in "${rows[@]}"; do
     grep -qx "$triple" <<<"$installed" || rustup target add "$triple" >/dev/null
 done
 
+# The target zig builds for: glibc targets name the glibc they link against.
+zig_target() { case "$1" in *-linux-gnu) echo "$1.$glibc" ;; *) echo "$1" ;; esac; }
 # The name cargo gives a library on a target: libX.so, libX.dylib.
 dylib() { case "$1" in *-apple-darwin) echo "lib$2.dylib" ;; *) echo "lib$2.so" ;; esac; }
 cli_features=polyflake-cli/serve
@@ -69,10 +71,9 @@ lib_features=polyflake-node/etcd,polyflake-kotlin/etcd
 
 # build_cli TRIPLE: the CLI with `serve`; on musl static (Rust's default there).
 build_cli() {
-    local triple=$1 zig_target=$1
-    case "$triple" in *-linux-gnu) zig_target="$triple.$glibc" ;; esac
+    local triple=$1
     echo "dist: the CLI for $triple"
-    cargo zigbuild --quiet --release --target "$zig_target" -p polyflake-cli --features "$cli_features"
+    cargo zigbuild --quiet --release --target "$(zig_target "$triple")" -p polyflake-cli --features "$cli_features"
     mkdir -p "$native/$triple"
     cp "$cargo_target/$triple/release/polyflake" "$native/$triple/"
 }
@@ -81,11 +82,9 @@ build_cli() {
 # library must link libc dynamically, unlike the static CLI: those get
 # their own target directory, so the two builds do not undo each other.
 build_libs() {
-    local triple=$1 zig_target=$1 packages=(-p polyflake-node) features=$lib_features
-    local out="$cargo_target/$triple/release"
-    case "$triple" in
-        *-linux-gnu) zig_target="$triple.$glibc" ;;
-    esac
+    local triple=$1 packages=(-p polyflake-node) features=$lib_features
+    local out="$cargo_target/$triple/release" target
+    target=$(zig_target "$triple")
     [ "$3" != - ] || features=polyflake-node/etcd
     [ "$3" = - ] || packages+=(-p polyflake-kotlin)
     echo "dist: native libraries for $triple"
@@ -94,12 +93,12 @@ build_libs() {
             local flags
             flags="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
             env "$flags=-C target-feature=-crt-static" CARGO_TARGET_DIR="$cargo_target/musl-dylib" \
-                cargo zigbuild --quiet --release --target "$zig_target" "${packages[@]}" --features "$features"
+                cargo zigbuild --quiet --release --target "$target" "${packages[@]}" --features "$features"
             out="$cargo_target/musl-dylib/$triple/release"
             build_cli "$triple"
             ;;
         *)
-            cargo zigbuild --quiet --release --target "$zig_target" -p polyflake-cli "${packages[@]}" \
+            cargo zigbuild --quiet --release --target "$target" -p polyflake-cli "${packages[@]}" \
                 --features "$cli_features,$features"
             mkdir -p "$native/$triple"
             cp "$out/polyflake" "$native/$triple/"

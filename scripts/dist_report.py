@@ -62,7 +62,7 @@ def links(path: Path, macho: bool) -> list[str]:
 
 def inspect(triple: str, path: Path, kind: str, wants: set[str]) -> str:
     """Checks one native file; returns what it links against, for the report."""
-    arch, _, system = triple.partition("-")
+    arch = triple.partition("-")[0]
     system = "apple" if "apple" in triple else "linux"
     fmt, machine = FORMAT[(arch, system)]
     headers = run("llvm-readobj", "--file-headers", str(path))

@@ -195,17 +195,17 @@ fn layouts() -> TableIterator<
     }))
 }
 
+/// PostgreSQL counts a `timestamptz` in microseconds from 2000-01-01 UTC.
+const PG_EPOCH_UNIX_MS: i64 = 946_684_800_000;
+
 /// Unix milliseconds of a `timestamptz`, floored (a microsecond before an
 /// epoch millisecond belongs to the one before).
 fn unix_ms(at: TimestampWithTimeZone) -> i64 {
-    // PostgreSQL counts microseconds from 2000-01-01 UTC.
-    const PG_EPOCH_UNIX_MS: i64 = 946_684_800_000;
     let micros: i64 = at.into_inner();
     micros.div_euclid(1000) + PG_EPOCH_UNIX_MS
 }
 
 fn to_timestamptz(unix_ms: i64) -> TimestampWithTimeZone {
-    const PG_EPOCH_UNIX_MS: i64 = 946_684_800_000;
     let micros = (unix_ms - PG_EPOCH_UNIX_MS).saturating_mul(1000);
     // SAFETY: any i64 is a valid Datum of a timestamptz (infinity at the ends).
     unsafe { TimestampWithTimeZone::from_datum(pgrx::pg_sys::Datum::from(micros), false).unwrap() }
