@@ -65,7 +65,7 @@ e2e: deps ## The whole architecture under faults: etcd, PostgreSQL, 3 replicas, 
 test-e2e: deps ## The short end-to-end run (TTL 4 s, every fault, every check), part of make test
 	bash scripts/e2e.sh
 
-bench-pg: deps ## PostgreSQL: insert rate and index size of Snowflake BIGINT keys beside UUIDv4 and UUIDv7, into docs/benchmarks.md
+bench-pg: deps ## PostgreSQL: the extension's next_id() key beside client Snowflake keys, bigserial, Instagram PL/pgSQL, UUIDv4 and UUIDv7 (rows/s, index, WAL) and each key function alone, into docs/benchmarks.md
 	bash scripts/bench-pg.sh
 
 vectors: ## Regenerate tests/vectors/*.json from the independent model

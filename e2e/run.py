@@ -143,10 +143,13 @@ class Run:
         wait_for(lambda: etcd_holders(self.etcd_port) is not None, 20, "etcd answers")
 
     # --- PostgreSQL ---------------------------------------------------------
-    def start_postgres(self, durable: bool = False) -> None:
+    def start_postgres(
+        self, durable: bool = False, settings: dict[str, str] | None = None
+    ) -> None:
         """A cluster of its own (initdb into the run's directory, a password,
         its own port on 127.0.0.1). The fault run needs no durability (fsync
-        off); a benchmark asks for the defaults."""
+        off); a benchmark asks for the defaults. `settings` go to the server
+        as `-c` options."""
         bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
         if not bins:
             sys.exit(
@@ -204,6 +207,7 @@ class Run:
                     if durable
                     else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
                 ),
+                *(a for k, v in (settings or {}).items() for a in ("-c", f"{k}={v}")),
             ],
             self.base / "postgres.log",
             **kw,

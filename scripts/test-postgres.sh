@@ -1,28 +1,24 @@
 #!/usr/bin/env bash
-# make test-postgres: the PostgreSQL extension (postgres/, pgrx), built
-# against Debian's PostgreSQL 15 and installed into it as a user's
-# `cargo pgrx install` does, then its SQL suite (postgres/tests) against a
-# cluster of the suite's own on 127.0.0.1. cargo-pgrx is pinned to the pgrx
-# of postgres/Cargo.toml and initialised on the system pg_config, with its
-# home in target/ (nothing downloaded: no PostgreSQL of its own).
+# make test-postgres: the PostgreSQL extension (postgres/, pgrx), installed
+# into Debian's PostgreSQL 15 by pg-extension.sh, then its SQL suite
+# (postgres/tests) against clusters of the suite's own on 127.0.0.1.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-bash "$root/scripts/debian-deps.sh"
-pgrx=0.18.0
-pg_config=/usr/lib/postgresql/15/bin/pg_config
-export PGRX_HOME="$work/pgrx-home"
-if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-pgrx" pgrx --version 2>/dev/null)" != "cargo-pgrx $pgrx" ]; then
-    echo "test-postgres: installing cargo-pgrx $pgrx (crates.io)"
-    cargo install --quiet --locked cargo-pgrx --version "$pgrx"
-fi
-[ -f "$PGRX_HOME/config.toml" ] || cargo pgrx init --pg15 "$pg_config" >/dev/null
-echo "test-postgres: building and installing the extension into PostgreSQL 15"
-(cd "$root/postgres" && cargo pgrx install --release --pg-config "$pg_config" >"$work/pgrx-install.log" 2>&1) ||
-    { tail -30 "$work/pgrx-install.log" >&2; exit 1; }
+bash "$root/scripts/pg-extension.sh"
 venv="$work/pg-venv"
 if [ ! -x "$venv/bin/pytest" ]; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check "psycopg[binary]==3.3.9" pytest ruff
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "psycopg[binary]==3.3.9" pytest ruff maturin
 fi
+# An ID minted in SQL is decoded by the CLI and the Python wheel too: the
+# debug CLI (as test-rust builds it) and the wheel test-python built, else
+# one built here.
+cargo build --quiet -p polyflake-cli
+wheel=$(ls "$work"/wheels/lean/polyflake-*.whl 2>/dev/null | head -1 || true)
+if [ -z "$wheel" ]; then
+    "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$work/wheels/lean"
+    wheel=$(ls "$work"/wheels/lean/polyflake-*.whl | head -1)
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 "$venv/bin/ruff" check -q "$root/postgres/tests"
 (cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

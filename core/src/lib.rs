@@ -33,7 +33,7 @@ pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
 pub use error::{ArgumentKind, Error, LeaseLostReason, Result};
 pub use generator::{
     BackwardsPolicy, Generator, GeneratorBuilder, GeneratorRequest, GeneratorStats, IdBlock,
-    IdentityRequest, TryNext,
+    IdentityRequest, SharedState, TryNext,
 };
 pub use id::encoding::{Encoded, Encoding};
 pub use id::json::is_id_key;

@@ -12,7 +12,24 @@ use pgrx::prelude::*;
 use pgrx::JsonB;
 use polyflake_core::{Encoding, Error, Layout};
 
+mod generator;
+mod settings;
+
 ::pgrx::pg_module_magic!();
+
+/// In the postmaster, loading the library from `shared_preload_libraries`:
+/// registers the settings, the generator's shared memory and the
+/// identities (`generator.rs`).
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    // SAFETY: a flag PostgreSQL sets while it preloads libraries. Loaded
+    // later (CREATE EXTENSION alone), PostgreSQL takes no server-start
+    // settings: next_id says so.
+    if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
+        settings::define();
+        generator::start();
+    }
+}
 
 /// The SQLSTATE of each of the core's errors, by variant: what a client's
 /// driver sees. A new variant stops this compiling until it is placed.
@@ -42,7 +59,7 @@ fn raise(error: Error) -> ! {
     unreachable!("ereport at ERROR does not return")
 }
 
-fn ok<T>(result: polyflake_core::Result<T>) -> T {
+pub(crate) fn ok<T>(result: polyflake_core::Result<T>) -> T {
     result.unwrap_or_else(|e| raise(e))
 }
 
@@ -56,7 +73,7 @@ fn bits(id: i64) -> u64 {
 }
 
 /// The same 64 bits, as SQL's `bigint`.
-fn bigint(id: u64) -> i64 {
+pub(crate) fn bigint(id: u64) -> i64 {
     id as i64
 }
 

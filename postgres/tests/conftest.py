@@ -1,9 +1,11 @@
-"""A PostgreSQL 15 cluster of the suite's own, with the installed extension.
+"""PostgreSQL 15 clusters of the suite's own, with the installed extension.
 
-initdb into a fresh directory under /tmp, a free port on 127.0.0.1,
-started here and stopped by its PID. PostgreSQL refuses to run as root: as
-root the cluster runs as `postgres` (Debian's package makes it), else
-`nobody`."""
+Each cluster is an initdb into a fresh directory under /tmp, on a free port of
+127.0.0.1, started here and stopped by its PID. PostgreSQL refuses to run as
+root: as root the clusters run as `postgres` (Debian's package makes it), else
+`nobody`. Every cluster preloads the library (`shared_preload_libraries`) and
+keeps its leases in one state directory of the session, as clusters of one
+host share the user's."""
 
 from __future__ import annotations
 
@@ -29,87 +31,171 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def dsn() -> Iterator[str]:
+def faketime_library() -> str:
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    assert found, "libfaketime is missing (make deps installs faketime)"
+    return found[0]
+
+
+def bindir() -> Path:
     bins = sorted(glob.glob("/usr/lib/postgresql/15/bin/initdb"))
     assert bins, "PostgreSQL 15's initdb is missing (make deps installs it)"
-    bindir = Path(bins[0]).parent
-    # Under /tmp, not the checkout: the cluster's account must reach its directory, and a
-    # checkout may sit in a directory only its owner can enter (mktemp -d). Removed at the end.
-    base = Path(tempfile.mkdtemp(prefix="polyflake-pg-"))
-    kw: dict = {}
-    if os.geteuid() == 0:
-        try:
-            user = pwd.getpwnam("postgres")
-        except KeyError:
-            user = pwd.getpwnam("nobody")
-        os.chmod(base, 0o711)
-        os.chown(base, user.pw_uid, user.pw_gid)
-        kw = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
-    data = base / "db"
-    subprocess.run(
-        [
-            str(bindir / "initdb"),
-            "-D",
-            str(data),
-            "-U",
-            "polyflake",
-            "-A",
-            "trust",
-            "--no-sync",
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        cwd=base,
-        **kw,
-    )
-    port = free_port()
-    with open(
-        base / "postgres.log", "wb"
-    ) as log:  # the server keeps its own copy of the descriptor
-        server = subprocess.Popen(
-            [
-                str(bindir / "postgres"),
-                "-D",
-                str(data),
-                "-p",
-                str(port),
-                "-k",
-                str(base),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                "-c",
-                "fsync=off",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=base,
-            **kw,
-        )
-    url = f"postgresql://polyflake@127.0.0.1:{port}/postgres"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            psycopg.connect(url, connect_timeout=1).close()
-            break
-        except psycopg.OperationalError:
-            assert server.poll() is None, (base / "postgres.log").read_text()
-            assert time.monotonic() < deadline, "PostgreSQL did not start within 30 s"
-            time.sleep(0.2)
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION polyflake")
+    return Path(bins[0]).parent
+
+
+def account() -> dict:
+    """subprocess arguments that run as the cluster's account (when root)."""
+    if os.geteuid() != 0:
+        return {}
     try:
-        yield url
-    finally:
-        server.send_signal(signal.SIGINT)  # fast shutdown
-        server.wait(timeout=60)
-        text = (base / "postgres.log").read_text(errors="replace")
+        user = pwd.getpwnam("postgres")
+    except KeyError:
+        user = pwd.getpwnam("nobody")
+    return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+
+
+def private_dir(prefix: str) -> Path:
+    """A directory under /tmp that the cluster's account owns."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    kw = account()
+    if kw:
+        os.chmod(path, 0o711)
+        os.chown(path, kw["user"], kw["group"])
+    return path
+
+
+class Cluster:
+    """One cluster: `start(settings, env)`, `stop(mode)`, `log()`, `connect()`."""
+
+    def __init__(self, state_dir: Path | None) -> None:
+        self.base = private_dir("polyflake-pg-")
+        self.data = self.base / "db"
+        self.port = free_port()
+        self.state_dir = state_dir
+        self.server: subprocess.Popen | None = None
+        self.logs: list[str] = []
+        subprocess.run(
+            [str(bindir() / "initdb"), "-D", str(self.data), "-U", "polyflake"]
+            + ["-A", "trust", "--no-sync"],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            cwd=self.base,
+            **account(),
+        )
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://polyflake@127.0.0.1:{self.port}/postgres"
+
+    def start(
+        self,
+        settings: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+        preload: bool = True,
+    ) -> None:
+        options = {"listen_addresses": "127.0.0.1", "fsync": "off"}
+        if preload:
+            options["shared_preload_libraries"] = "polyflake"
+        if self.state_dir is not None:
+            options["polyflake.state_dir"] = str(self.state_dir)
+        options.update(settings or {})
+        args = [str(bindir() / "postgres"), "-D", str(self.data)]
+        args += ["-p", str(self.port), "-k", str(self.base)]
+        for key, value in options.items():
+            args += ["-c", f"{key}={value}"]
+        # The postmaster's environment: the caller's POLYFLAKE_* never leak in.
+        environ = {
+            k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")
+        }
+        environ.update(env or {})
+        log_path = self.base / f"postgres-{len(self.logs)}.log"
+        self.logs.append(str(log_path))
+        with open(
+            log_path, "wb"
+        ) as log:  # the server keeps its own copy of the descriptor
+            self.server = subprocess.Popen(
+                args,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.base,
+                env=environ,
+                **account(),
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                psycopg.connect(self.url, connect_timeout=1).close()
+                break
+            except psycopg.OperationalError:
+                assert self.server.poll() is None, self.log()
+                assert time.monotonic() < deadline, (
+                    "PostgreSQL did not start within 30 s"
+                )
+                time.sleep(0.1)
+        with self.connect() as conn:
+            conn.execute("CREATE EXTENSION IF NOT EXISTS polyflake")
+
+    def connect(self) -> psycopg.Connection:
+        return psycopg.connect(self.url, autocommit=True)
+
+    def stop(self, mode: str = "fast") -> None:
+        """fast: SIGINT; immediate: SIGQUIT (no checkpoint, as after a crash)."""
+        assert self.server is not None
+        sig = {"fast": signal.SIGINT, "immediate": signal.SIGQUIT}[mode]
+        self.server.send_signal(sig)
+        self.server.wait(timeout=60)
+        self.server = None
+
+    def log(self) -> str:
+        return "".join(Path(p).read_text(errors="replace") for p in self.logs)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.stop()
+        text = self.log()
         # No input may end a backend: the log would say so.
         assert "terminated by signal" not in text and "PANIC" not in text, text[-4000:]
-        shutil.rmtree(base, ignore_errors=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def state_dir() -> Iterator[Path]:
+    path = private_dir("polyflake-pg-state-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def cluster(state_dir: Path) -> Iterator[Cluster]:
+    """The suite's main cluster: next_id for twitter (its default) and sonyflake."""
+    cluster = Cluster(state_dir)
+    cluster.start({"polyflake.layouts": "twitter, sonyflake"})
+    try:
+        yield cluster
+    finally:
+        cluster.close()
+
+
+@pytest.fixture(scope="session")
+def dsn(cluster: Cluster) -> str:
+    return cluster.url
 
 
 @pytest.fixture
 def sql(dsn: str) -> Iterator[psycopg.Connection]:
     with psycopg.connect(dsn, autocommit=True) as conn:
         yield conn
+
+
+@pytest.fixture
+def new_cluster(state_dir: Path) -> Iterator[callable]:
+    """Makes clusters for one test (sharing the session's state directory by default)."""
+    made: list[Cluster] = []
+
+    def make(state: Path | None = state_dir) -> Cluster:
+        made.append(Cluster(state))
+        return made[-1]
+
+    yield make
+    for c in made:
+        c.close()

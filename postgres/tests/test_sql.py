@@ -227,7 +227,7 @@ def test_bad_input_is_an_sql_error_with_a_code(
 
 
 def test_random_bad_input_never_ends_a_backend(sql: psycopg.Connection) -> None:
-    """Thousands of random calls: each answers or raises a coded class-22 error, and the
+    """Thousands of random calls (next_ids among them): each answers or raises a coded class-22 error, and the
     connection (so the backend) survives every one; the session fixture then finds no
     'terminated by signal' in the server's log."""
     import random
@@ -237,7 +237,7 @@ def test_random_bad_input_never_ends_a_backend(sql: psycopg.Connection) -> None:
     encodings = [*ENCODINGS["encodings"], "", "hex\x01", "base1000"]
     answered = refused = 0
     for _ in range(3000):
-        pick = rng.randrange(5)
+        pick = rng.randrange(6)
         big = rng.choice(
             [0, -1, 1 << 62, -(1 << 63), (1 << 63) - 1, rng.getrandbits(64) - (1 << 63)]
         )
@@ -276,6 +276,14 @@ def test_random_bad_input_never_ends_a_backend(sql: psycopg.Connection) -> None:
             query, args = (
                 "SELECT polyflake.from_bytes(%s)",
                 (rng.randbytes(rng.randrange(0, 12)),),
+            )
+        elif pick == 4:
+            query, args = (
+                "SELECT count(*) FROM polyflake.next_ids(%s, %s)",
+                (
+                    rng.choice([-1, 0, 3, (1 << 24) + 1, big]),
+                    rng.choice([*names, None]),
+                ),
             )
         else:
             stamp = dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(

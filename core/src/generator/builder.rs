@@ -3,12 +3,14 @@
 //! or the network, or sleeps.
 
 use std::fmt;
-use std::sync::atomic::AtomicU64;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::handover::Held;
 use super::marks::{floor_state, Mark};
-use super::{BackwardsPolicy, Generator, IdentityNote, Padded, NONE};
+use super::shared::{SharedState, Words};
+use super::{BackwardsPolicy, Generator, IdentityNote, NONE};
 use crate::clock::{Clock, ClockSource, MonotonicClock};
 use crate::error::{ArgumentKind, Error, LeaseLostReason, Result};
 use crate::id::layout::{Layout, MAX_NODE_FIELDS};
@@ -25,6 +27,7 @@ pub struct GeneratorBuilder {
     after_ms: Option<i64>,
     mark_lead_ms: i64,
     identity: Option<WorkerIdentity>,
+    shared: Option<(&'static SharedState, PathBuf)>,
 }
 
 impl fmt::Debug for GeneratorBuilder {
@@ -54,6 +57,7 @@ impl GeneratorBuilder {
             after_ms: None,
             mark_lead_ms,
             identity: None,
+            shared: None,
         }
     }
 
@@ -97,6 +101,20 @@ impl GeneratorBuilder {
     /// longest a restart with the same identity waits.
     pub fn mark_lead_ms(mut self, lead_ms: i64) -> Self {
         self.mark_lead_ms = lead_ms.max(1);
+        self
+    }
+
+    /// Keeps the generator's state in `words`, which other processes share
+    /// (memory mapped into each, as PostgreSQL's shared memory): every
+    /// process that issues under this identity builds its generator on the
+    /// same words, with the same layout, identity, clock source and
+    /// `mark_lock`, a file the processes lock (`flock`) in turn to persist
+    /// the high-water mark. The first generator built on fresh words starts
+    /// them past the identity's mark; the others join where they are. The
+    /// mark is never lowered when one of them goes, and `close` closes the
+    /// words for every process. A remote lease cannot be shared this way.
+    pub fn shared(mut self, words: &'static SharedState, mark_lock: impl Into<PathBuf>) -> Self {
+        self.shared = Some((words, mark_lock.into()));
         self
     }
 
@@ -186,15 +204,52 @@ impl GeneratorBuilder {
             }
             _ => (NONE, NONE),
         };
+        let (words, across) = match self.shared {
+            None => {
+                let words = SharedState::new();
+                words.state.store(state, Ordering::Relaxed);
+                words.resume_ticks.store(resume_ticks, Ordering::Relaxed);
+                (Words::Own(words), None)
+            }
+            Some((words, _)) if held.is_some() => {
+                let _ = words;
+                return Err(Error::invalid(
+                    ArgumentKind::Usage,
+                    "a remote lease's identity cannot be shared between processes: each would take up its own next identity"
+                        .into(),
+                ));
+            }
+            Some((words, mark_lock)) => {
+                // Only fresh words start at the mark: a process joining later
+                // reads a mark already ahead of the IDs and must not jump to it.
+                // Every builder tries (the resumed tick first, so that it is
+                // there when the state is): whichever wins, the state starts
+                // past a mark read after the last ID of the words' previous life.
+                if state != NONE {
+                    let _ = words.resume_ticks.compare_exchange(
+                        NONE,
+                        resume_ticks,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    );
+                    let _ = words.state.compare_exchange(
+                        NONE,
+                        state,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    );
+                }
+                (Words::Shared(words), Some(mark_lock))
+            }
+        };
         Ok(Generator {
             node_bits: AtomicU64::new(node_bits),
             identity: Mutex::new(IdentityNote { nodes, source }),
             clock,
             policy: self.policy,
-            state: Padded(AtomicU64::new(state)),
-            mark: mark_store.map(|store| Mark::new(store, self.mark_lead_ms)),
+            words,
+            mark: mark_store.map(|store| Mark::new(store, self.mark_lead_ms, across)),
             held,
-            resume_ticks,
             // Only a mark's own lead is waited out; a bare `after` is not.
             resume_grace_ms: if resumed_ms.is_some() {
                 self.mark_lead_ms as u64

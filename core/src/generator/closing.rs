@@ -36,7 +36,7 @@ impl Generator {
     /// its tick is in the settled mark) or not at all. Calling it again does
     /// nothing.
     pub fn close(&self) {
-        let last = self.state.0.swap(CLOSED, Ordering::AcqRel);
+        let last = self.words().state.swap(CLOSED, Ordering::AcqRel);
         if last == CLOSED {
             return;
         }
@@ -53,7 +53,7 @@ impl Generator {
 
     /// Whether [`close`](Generator::close) was called.
     pub fn is_closed(&self) -> bool {
-        self.state.0.load(Ordering::Acquire) == CLOSED
+        self.words().state.load(Ordering::Acquire) == CLOSED
     }
 
     /// Lowers the mark to the tick of `state`, the last issued, while the
@@ -68,7 +68,11 @@ impl Generator {
         }
         // Nothing persisted: nothing issued (a resumed generator's state is
         // the previous mark's floor), so there is nothing to lower.
-        if mark.limit.load(Ordering::Acquire) == 0 {
+        if self.words().mark_limit.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        // Other processes issue on: the mark stays ahead of them.
+        if self.words.is_shared() {
             return;
         }
         // A lapsed or lost remote lease: the value (and its mark) may be
@@ -89,7 +93,7 @@ impl Drop for Generator {
     /// A generator dropped without `close` settles its mark here; the lease
     /// is a field, released after this.
     fn drop(&mut self) {
-        let state = self.state.0.load(Ordering::Acquire);
+        let state = self.words().state.load(Ordering::Acquire);
         self.settle_mark(state);
     }
 }

@@ -100,13 +100,13 @@ impl Generator {
             ));
         };
         let mut store = lock(&mark.store);
-        if self.state.0.load(Ordering::Acquire) == CLOSED {
+        if self.words().state.load(Ordering::Acquire) == CLOSED {
             return Err(closed());
         }
         // A thread that passed the lease check before it lapsed may still
         // issue one ID at a tick up to its clock reading; the new mark covers
         // it, so the identity's next holder starts past it.
-        let state = self.state.0.load(Ordering::Acquire);
+        let state = self.words().state.load(Ordering::Acquire);
         let last_ms = if state == NONE {
             now_ms
         } else {
@@ -114,11 +114,13 @@ impl Generator {
                 .timestamp_of(state >> layout.sequence_bits())
                 .max(now_ms)
         };
-        mark.persist_ahead(
+        let limit = mark.persist_ahead(
             layout,
             &*claim.mark,
             last_ms.max(previous_ms.unwrap_or(i64::MIN)),
         )?;
+        // The new store's mark, even if lower than the old store's.
+        self.words().mark_limit.store(limit, Ordering::Release);
         *store = Arc::clone(&claim.mark);
         self.node_bits.store(node_bits, Ordering::Release);
         {

@@ -10,6 +10,7 @@ mod counts;
 mod handover;
 mod marks;
 mod request;
+mod shared;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,6 +29,8 @@ pub use counts::GeneratorStats;
 use handover::Held;
 use marks::Mark;
 pub use request::{GeneratorRequest, IdentityRequest};
+pub use shared::SharedState;
+use shared::Words;
 
 /// What a generator does when the clock reads earlier than the last tick it
 /// issued IDs for.
@@ -134,10 +137,6 @@ enum Step {
     WaitUntil(i64),
 }
 
-/// Keeps the hot atomic on a cache line of its own.
-#[repr(align(64))]
-struct Padded(AtomicU64);
-
 /// No ID issued yet. Unreachable as a real state: a generator needs
 /// `time_bits + sequence_bits <= 63`.
 const NONE: u64 = u64::MAX;
@@ -156,13 +155,14 @@ pub struct Generator {
     identity: Mutex<IdentityNote>,
     clock: ClockSource,
     policy: BackwardsPolicy,
-    state: Padded,
+    /// The state word, the mark's limit and the tick resumed from: the
+    /// generator's own, or shared with other processes ([`SharedState`]).
+    /// A clock at most `resume_grace_ms` behind the resumed tick is waited
+    /// out, not met with the backwards policy (a restart within the mark's
+    /// lead).
+    words: Words,
     mark: Option<Mark>,
     held: Option<Held>,
-    /// The tick of the high-water mark the generator started past: a clock
-    /// at most `resume_grace_ms` behind it is waited out, not met with the
-    /// backwards policy (a restart within the mark's lead).
-    resume_ticks: u64,
     resume_grace_ms: u64,
     counters: Counters,
     /// The state `close` replaced (NONE until then): the last issued tick.
@@ -222,6 +222,11 @@ impl Generator {
         GeneratorBuilder::new(layout, DEFAULT_MARK_LEAD_MS)
     }
 
+    #[inline]
+    fn words(&self) -> &SharedState {
+        self.words.get()
+    }
+
     /// The generator's layout.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -245,7 +250,7 @@ impl Generator {
     /// is not further behind the last issued tick than the backwards policy
     /// allows. For readiness probes; `next_id` checks the same on every call.
     pub fn ready(&self) -> Result<()> {
-        if self.state.0.load(Ordering::Acquire) == CLOSED {
+        if self.words().state.load(Ordering::Acquire) == CLOSED {
             return Err(closed());
         }
         let now_ms = self.clock.now_ms();
@@ -254,7 +259,7 @@ impl Generator {
                 self.take_up_claim(held, now_ms)?;
             }
         }
-        let state = self.state.0.load(Ordering::Acquire);
+        let state = self.words().state.load(Ordering::Acquire);
         if state == NONE {
             return Ok(());
         }
@@ -282,7 +287,9 @@ impl Generator {
     fn behind(&self, last: u64, now_ms: i64) -> Behind {
         let until = self.layout.timestamp_of(last);
         let behind_ms = until.saturating_sub(now_ms).max(0) as u64;
-        if last == self.resume_ticks && behind_ms <= self.resume_grace_ms {
+        if last == self.words().resume_ticks.load(Ordering::Acquire)
+            && behind_ms <= self.resume_grace_ms
+        {
             return Behind::Resume(until);
         }
         match self.policy {
@@ -301,7 +308,7 @@ impl Generator {
 
     /// The Unix millisecond of the tick of the last issued ID, if any.
     pub fn last_timestamp_ms(&self) -> Option<i64> {
-        let mut state = self.state.0.load(Ordering::Acquire);
+        let mut state = self.words().state.load(Ordering::Acquire);
         if state == CLOSED {
             state = self.closed_from.load(Ordering::Acquire);
         }
@@ -417,7 +424,7 @@ impl Generator {
         let layout = &self.layout;
         let seq_bits = layout.sequence_bits();
         let max_seq = layout.max_sequence();
-        let mut current = self.state.0.load(Ordering::Acquire);
+        let mut current = self.words().state.load(Ordering::Acquire);
         let mut now_ms = self.clock.now_ms();
         loop {
             if current == CLOSED {
@@ -426,7 +433,7 @@ impl Generator {
             if let Some(held) = &self.held {
                 if now_ms >= held.tenure.valid_until_ms() {
                     self.take_up_claim(held, now_ms)?;
-                    current = self.state.0.load(Ordering::Acquire);
+                    current = self.words().state.load(Ordering::Acquire);
                     now_ms = self.clock.now_ms();
                     continue;
                 }
@@ -471,9 +478,9 @@ impl Generator {
                 }
             };
             if let Some(mark) = &self.mark {
-                if ticks >= mark.limit.load(Ordering::Acquire) {
+                if ticks >= self.words().mark_limit.load(Ordering::Acquire) {
                     self.extend_mark(mark, ticks)?;
-                    current = self.state.0.load(Ordering::Acquire);
+                    current = self.words().state.load(Ordering::Acquire);
                     now_ms = self.clock.now_ms();
                     continue;
                 }
@@ -483,7 +490,7 @@ impl Generator {
             // Read after the lease check: a new identity's bits are published
             // before its deadline.
             let node_bits = self.node_bits.load(Ordering::Acquire);
-            match self.state.0.compare_exchange_weak(
+            match self.words().state.compare_exchange_weak(
                 current,
                 next,
                 Ordering::AcqRel,

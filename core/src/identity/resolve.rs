@@ -12,14 +12,14 @@ use super::check::{NodeCheck, Verdict};
 use super::env::{choose_from_env, state_dir, EnvChoice, Environment, ProcessEnvironment};
 use super::lease::LocalLease;
 use super::mark::{FileMark, MarkStore};
-use super::nodes::join_node_number;
+use super::nodes::{join_node_number, Identity};
 use super::reclaim::ReclaimingLease;
 use super::registry::{find_connector, LeaseConnector, RegistrySettings};
 use super::tenure::Claim;
 use super::tenure::{RemoteLease, Tenure};
 use super::variables::ENV_STATE_FILE;
 use crate::clock::Clock;
-use crate::error::{Error, LeaseLostReason, Result};
+use crate::error::{ArgumentKind, Error, LeaseLostReason, Result};
 use crate::id::layout::Layout;
 
 /// How long [`WorkerIdentity::checked`] waits for a lease to offer another
@@ -78,46 +78,120 @@ impl WorkerIdentity {
         clock: Arc<dyn Clock>,
         connectors: &[&dyn LeaseConnector],
     ) -> Result<WorkerIdentity> {
+        Self::resolve_choice(layout, env, clock, Some(connectors))
+    }
+
+    /// [`resolve_from`](Self::resolve_from) for an identity that several
+    /// processes will share (a server's forked workers, each building its
+    /// generator with `GeneratorBuilder::shared` and [`share`](Self::share)):
+    /// the same rules, but a leased value is held as it is, never claimed
+    /// again (each process would claim its own), so a deleted lock file makes
+    /// `next_id` refuse with `LEASE_LOST`; and a registry is refused, as its
+    /// lease needs a thread that outlives the caller.
+    pub fn resolve_shared_from(
+        layout: &Layout,
+        env: &dyn Environment,
+        clock: Arc<dyn Clock>,
+    ) -> Result<WorkerIdentity> {
+        Self::resolve_choice(layout, env, clock, None)
+    }
+
+    /// The environment's choice, held for one process (leases that claim
+    /// again, the registries of `connectors`) or, without `connectors`, for
+    /// processes that share it.
+    fn resolve_choice(
+        layout: &Layout,
+        env: &dyn Environment,
+        clock: Arc<dyn Clock>,
+        connectors: Option<&[&dyn LeaseConnector]>,
+    ) -> Result<WorkerIdentity> {
         match choose_from_env(layout, env)? {
-            EnvChoice::Fixed(identity) => {
-                // One live process per identity, whatever its source: the
-                // value is locked in the state directory like a leased one.
-                let dir = state_dir(env)?;
-                let number = join_node_number(layout, &identity.nodes);
-                let lease = LocalLease::acquire_exactly(layout, &dir, number, &identity.source)?;
-                let lease = match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
-                    Some(path) => lease.with_mark(FileMark::new(path)),
-                    None => lease,
-                };
-                let source = format!(
-                    "{} (locked at {}, high-water mark {})",
-                    identity.source,
-                    lease.lock_path().display(),
-                    lease.mark_path().display()
-                );
-                Self::resolve_with_mark(identity.nodes, source, Arc::new(lease), clock)
-            }
+            EnvChoice::Fixed(identity) => Self::locked(layout, env, identity, clock),
             EnvChoice::HostAndWorker {
                 host,
                 worker_bits,
                 source,
             } => {
                 let first = host << worker_bits;
-                let lease =
-                    ReclaimingLease::new(state_dir(env)?, Some(first..first + (1 << worker_bits)));
+                let numbers = first..first + (1 << worker_bits);
+                let source = format!("{source} with {worker_bits} worker bits");
+                if connectors.is_none() {
+                    let lease = LocalLease::acquire_in(layout, &state_dir(env)?, numbers)?;
+                    return Self::pinned(lease, source, clock);
+                }
+                let lease = ReclaimingLease::new(state_dir(env)?, Some(numbers));
                 let mut identity = Self::resolve_remote(layout, Arc::new(lease), clock)?;
-                identity.source = format!(
-                    "{source} with {worker_bits} worker bits: {}",
-                    identity.source
-                );
+                identity.source = format!("{source}: {}", identity.source);
                 Ok(identity)
             }
             // Leased values claim again if their lock file is deleted.
-            EnvChoice::LocalLease(dir) => Self::resolve_local_lease(layout, &dir, clock),
-            EnvChoice::Registry { name, settings } => {
-                Self::resolve_registry(layout, connectors, &name, &settings, clock)
-            }
+            EnvChoice::LocalLease(dir) => match connectors {
+                Some(_) => Self::resolve_local_lease(layout, &dir, clock),
+                None => Self::pinned(LocalLease::acquire(layout, &dir)?, "no variable set".into(), clock),
+            },
+            EnvChoice::Registry { name, settings } => match connectors {
+                Some(connectors) => Self::resolve_registry(layout, connectors, &name, &settings, clock),
+                None => Err(Error::invalid(
+                    ArgumentKind::Usage,
+                    format!(
+                        "POLYFLAKE_{}_ENDPOINTS: a registry's lease cannot be shared between processes here; give the node values (POLYFLAKE_NODE_ID, an ordinal) or let the host's local lease choose",
+                        name.to_uppercase()
+                    ),
+                )),
+            },
         }
+    }
+
+    /// A local lease held as it is, for processes that share it.
+    fn pinned(lease: LocalLease, source: String, clock: Arc<dyn Clock>) -> Result<WorkerIdentity> {
+        let source = format!(
+            "{source}: local lease {} (high-water mark {})",
+            lease.lock_path().display(),
+            lease.mark_path().display()
+        );
+        Self::resolve_with_mark(lease.nodes().to_vec(), source, Arc::new(lease), clock)
+    }
+
+    /// One live process per identity, whatever its source: a value from a
+    /// variable is locked in the state directory like a leased one.
+    fn locked(
+        layout: &Layout,
+        env: &dyn Environment,
+        identity: Identity,
+        clock: Arc<dyn Clock>,
+    ) -> Result<WorkerIdentity> {
+        let dir = state_dir(env)?;
+        let number = join_node_number(layout, &identity.nodes);
+        let lease = LocalLease::acquire_exactly(layout, &dir, number, &identity.source)?;
+        let lease = match env.var(ENV_STATE_FILE).filter(|p| !p.is_empty()) {
+            Some(path) => lease.with_mark(FileMark::new(path)),
+            None => lease,
+        };
+        let source = format!(
+            "{} (locked at {}, high-water mark {})",
+            identity.source,
+            lease.lock_path().display(),
+            lease.mark_path().display()
+        );
+        Self::resolve_with_mark(identity.nodes, source, Arc::new(lease), clock)
+    }
+
+    /// The same identity for another process that shares its generator's
+    /// words: the same values and mark store, the mark read again. Not for a
+    /// remote lease, whose handovers each process would make alone.
+    pub fn share(&self) -> Result<WorkerIdentity> {
+        let (Some(mark), None) = (&self.mark, &self.remote) else {
+            return Err(Error::invalid(
+                ArgumentKind::Usage,
+                "only an identity with a high-water mark and no remote lease can be shared".into(),
+            ));
+        };
+        Self::resolve_with_mark(
+            self.nodes.clone(),
+            self.source.clone(),
+            Arc::clone(mark),
+            Arc::clone(&self.clock),
+        )
     }
 
     /// Node values given by the caller, with a high-water mark in `store`:

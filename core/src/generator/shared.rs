@@ -1,0 +1,93 @@
+//! A generator's words in memory that several processes share: the state
+//! word, the high-water mark's limit and the tick a restart resumes from.
+//! A server whose workers are processes (PostgreSQL's backends, forked from
+//! one postmaster) places one [`SharedState`] in shared memory, and every
+//! process builds its generator on it with
+//! [`GeneratorBuilder::shared`](super::GeneratorBuilder::shared): the
+//! compare-and-swap that keeps threads apart then keeps processes apart.
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+use super::NONE;
+use crate::error::{Error, Result};
+
+/// The words one identity's generators share, for memory mapped into every
+/// process that issues under it. Only lock-free 64-bit atomics, no pointers:
+/// its address may differ from process to process. Start it with
+/// [`SharedState::new`] (no ID issued, no mark persisted).
+#[repr(C, align(64))]
+#[derive(Debug)]
+pub struct SharedState {
+    /// The last issued `(tick, sequence)`, or `NONE`.
+    pub(super) state: AtomicU64,
+    /// IDs are issued only in ticks below it (0: no mark persisted yet).
+    pub(super) mark_limit: AtomicU64,
+    /// The tick of the high-water mark the first generator started past.
+    pub(super) resume_ticks: AtomicU64,
+}
+
+impl SharedState {
+    /// Words on which no ID was issued yet.
+    pub const fn new() -> SharedState {
+        SharedState {
+            state: AtomicU64::new(NONE),
+            mark_limit: AtomicU64::new(0),
+            resume_ticks: AtomicU64::new(NONE),
+        }
+    }
+}
+
+impl Default for SharedState {
+    fn default() -> Self {
+        SharedState::new()
+    }
+}
+
+/// A generator's own words, or words it shares with other processes.
+#[derive(Debug)]
+pub(super) enum Words {
+    Own(SharedState),
+    Shared(&'static SharedState),
+}
+
+impl Words {
+    #[inline]
+    pub(super) fn get(&self) -> &SharedState {
+        match self {
+            Words::Own(words) => words,
+            Words::Shared(words) => words,
+        }
+    }
+
+    pub(super) fn is_shared(&self) -> bool {
+        matches!(self, Words::Shared(_))
+    }
+}
+
+/// Holds an exclusive lock (`flock`) on `path` until dropped: the processes
+/// of one shared state persist its mark one at a time, so that a slower
+/// writer never replaces a higher mark with its lower one. The OS drops the
+/// lock of a process that dies holding it.
+pub(super) fn lock_across_processes(path: &Path) -> Result<File> {
+    let open = || -> std::io::Result<File> {
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let file = options.open(path)?;
+        file.lock()?;
+        Ok(file)
+    };
+    open().map_err(|e| {
+        Error::state_io(
+            path,
+            "the lock that orders the processes' high-water marks cannot be taken",
+            &e,
+        )
+    })
+}
