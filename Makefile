@@ -24,13 +24,19 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc, postgresql-server-dev-15, libclang-dev), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
+test: lint vectors-check test-rust test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd; the service and its page in chromium
 	$(CARGO) test --all-features
 	$(CARGO) test -p polyflake-cli --test without_etcd
 	bash scripts/test-readme-cli.sh
+
+test-loom: ## The generator's compare-and-swap under loom: every interleaving of 2 and 3 threads (its own target directory)
+	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom $(CARGO) test --release -p polyflake --test loom -- --nocapture
+
+test-model: ## The lease and mark protocol checked exhaustively by stateright (model/), with three seeded mistakes it must find
+	$(CARGO) test --release -p polyflake-model -- --nocapture --test-threads=1
 
 test-etcd: deps ## etcd leases against a real etcd
 	bash scripts/test-etcd.sh

@@ -8,7 +8,13 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
+
+// Under `--cfg loom` the words are loom's, so that core/tests/loom.rs runs
+// the compare-and-swap under every interleaving loom can reach.
+#[cfg(loom)]
+pub(super) use loom::sync::atomic::AtomicU64 as Word;
+#[cfg(not(loom))]
+pub(super) use std::sync::atomic::AtomicU64 as Word;
 
 use super::NONE;
 use crate::error::{Error, Result};
@@ -21,21 +27,34 @@ use crate::error::{Error, Result};
 #[derive(Debug)]
 pub struct SharedState {
     /// The last issued `(tick, sequence)`, or `NONE`.
-    pub(super) state: AtomicU64,
+    pub(super) state: Word,
     /// IDs are issued only in ticks below it (0: no mark persisted yet).
-    pub(super) mark_limit: AtomicU64,
+    pub(super) mark_limit: Word,
     /// The tick of the high-water mark the first generator started past.
-    pub(super) resume_ticks: AtomicU64,
+    pub(super) resume_ticks: Word,
+}
+
+macro_rules! fresh {
+    () => {
+        SharedState {
+            state: Word::new(NONE),
+            mark_limit: Word::new(0),
+            resume_ticks: Word::new(NONE),
+        }
+    };
 }
 
 impl SharedState {
     /// Words on which no ID was issued yet.
+    #[cfg(not(loom))]
     pub const fn new() -> SharedState {
-        SharedState {
-            state: AtomicU64::new(NONE),
-            mark_limit: AtomicU64::new(0),
-            resume_ticks: AtomicU64::new(NONE),
-        }
+        fresh!()
+    }
+
+    /// Words on which no ID was issued yet (loom's atomics are not `const`).
+    #[cfg(loom)]
+    pub fn new() -> SharedState {
+        fresh!()
     }
 }
 
