@@ -7,6 +7,7 @@
 //! `POLYFLAKE_TEST_CHILD` set runs `child_generator`, which prints
 //! `identity …`, `id <n>`, `err <CODE> …` or `fail <CODE> …` lines.
 
+mod lease_support;
 mod support;
 
 use std::collections::HashSet;
@@ -15,15 +16,12 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use lease_support::{lease, MARGIN, TTL};
 use polyflake::{Generator, Layout, WorkerIdentity};
 use polyflake_etcd::{EtcdConnector, EtcdLease};
 use support::{signal, Etcd};
 
 const CHILD: &str = "POLYFLAKE_TEST_CHILD";
-/// Short leases keep the suite quick; the defaults (10 s / 3 s / 2 s) are
-/// exercised through the CLI.
-const TTL: Duration = Duration::from_secs(4);
-const MARGIN: Duration = Duration::from_secs(1);
 
 /// A twitter-layout generator holding an identity from `lease`.
 fn leased(lease: Arc<EtcdLease>) -> polyflake::Result<Generator> {
@@ -31,15 +29,6 @@ fn leased(lease: Arc<EtcdLease>) -> polyflake::Result<Generator> {
     let clock: Arc<dyn polyflake::Clock> = Arc::new(polyflake::MonotonicClock::new());
     let identity = WorkerIdentity::resolve_remote(&layout, lease, clock)?;
     Generator::builder(layout).identity(identity).build()
-}
-
-fn lease(endpoint: &str, prefix: &str) -> EtcdLease {
-    EtcdLease::new([endpoint])
-        .prefix(prefix)
-        .ttl(TTL)
-        .keep_alive(Duration::from_secs(1))
-        .safety_margin(MARGIN)
-        .request_timeout(Duration::from_millis(900))
 }
 
 /// The body of the child processes; does nothing as a plain test.

@@ -211,8 +211,7 @@ impl GeneratorBuilder {
                 words.resume_ticks.store(resume_ticks, Ordering::Relaxed);
                 (Words::Own(words), None)
             }
-            Some((words, _)) if held.is_some() => {
-                let _ = words;
+            Some(_) if held.is_some() => {
                 return Err(Error::invalid(
                     ArgumentKind::Usage,
                     "a remote lease's identity cannot be shared between processes: each would take up its own next identity"
