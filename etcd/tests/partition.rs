@@ -9,6 +9,8 @@
 //!   once etcd expired the lease, and its first ID comes after the holder's
 //!   last, above it; healed, the holder issues again under the value etcd
 //!   gives it.
+//! - A three-member cluster whose leader is killed while one holder is cut
+//!   off and another issues under load: the same, through the election.
 //! - Answers lost (requests still reach etcd), and 2 s of latency: etcd may
 //!   keep the lease alive, but answers that come too late (or never) are no
 //!   renewal: the holder stops by its deadline all the same. A newcomer that
@@ -262,4 +264,84 @@ fn a_holder_whose_answers_are_lost_stops_though_etcd_keeps_its_lease() {
 #[test]
 fn a_holder_whose_renewals_take_2_s_each_way_stops_by_its_deadline() {
     partition(Fault::Latency(2000), true);
+}
+
+/// A three-member cluster: one holder cut off (blackholed to every member),
+/// then the leader killed while another holder issues under load. The cut
+/// holder stops by its deadline; a newcomer takes its value from the two
+/// members left, only after the lease expired; the loaded holder keeps its
+/// value throughout; no ID twice.
+#[test]
+fn the_leader_killed_while_a_holder_is_cut_off() {
+    let mut members = Etcd::cluster(3);
+    let endpoints: Vec<String> = members.iter().map(|m| m.endpoint.clone()).collect();
+    let proxies: Vec<Proxy> = endpoints.iter().map(|e| Proxy::start(e)).collect();
+    let through: Vec<&str> = proxies.iter().map(|p| p.endpoint.as_str()).collect();
+    let prefix = format!("/partition-leader-{}", std::process::id());
+    let with = |endpoints: &[&str], values| {
+        leased(lease_support::lease_on(endpoints, &prefix).node_range(values))
+    };
+    let direct: Vec<&str> = endpoints.iter().map(String::as_str).collect();
+    let cut_off = Arc::new(with(&through, 0..1).unwrap());
+    let loaded = Arc::new(with(&direct, 1..2).unwrap());
+    let (cut_issuer, loaded_issuer) = (
+        Issuer::start(Arc::clone(&cut_off)),
+        Issuer::start(Arc::clone(&loaded)),
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let cut = Instant::now();
+    for proxy in &proxies {
+        proxy.set(Fault::Blackhole);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let leader = members.iter().position(Etcd::is_leader).expect("a leader");
+    members[leader].kill();
+    let left: Vec<&str> = (0..3).filter(|&i| i != leader).map(|i| direct[i]).collect();
+    let (newcomer, claimed) = loop {
+        match with(&left, 0..1) {
+            Ok(g) => break (g, Instant::now()),
+            Err(e) => {
+                assert_eq!(e.code(), "LEASE_LOST", "{e}");
+                assert!(
+                    cut.elapsed() < Duration::from_secs(30),
+                    "value 0 never freed: {e}"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+    };
+    let newcomer_ids: Vec<(u64, Instant)> = (0..500)
+        .map(|_| (newcomer.next_id().unwrap(), Instant::now()))
+        .collect();
+    // The loaded holder issues after the failover (it may have refused
+    // while the members elected a leader, as the TTL here is short).
+    loaded_issuer.wait_for_id_after(claimed, Duration::from_secs(20));
+    let loaded_refusals = loaded_issuer.refusals.lock().unwrap().len();
+    let cut_ids = cut_issuer.finish();
+    let loaded_ids = loaded_issuer.finish();
+    eprintln!(
+        "leader killed with a holder cut off: value 0 free again {:?} after the cut; the loaded holder issued {} IDs, refused {loaded_refusals} calls",
+        claimed - cut,
+        loaded_ids.len()
+    );
+    assert!(
+        claimed + Duration::from_secs(1) + SLACK >= cut + TTL,
+        "freed before a TTL"
+    );
+    let (last, last_at) = *cut_ids.last().unwrap();
+    assert!(
+        last_at <= cut + TTL - MARGIN + SLACK,
+        "issued {:?} after the cut",
+        last_at - cut
+    );
+    assert!(last_at < newcomer_ids[0].1 && last < newcomer_ids[0].0);
+    assert_eq!(
+        loaded.node_values(),
+        [0, 1],
+        "the loaded holder kept its value"
+    );
+    let mut seen = HashSet::new();
+    for (id, _) in cut_ids.iter().chain(&loaded_ids).chain(&newcomer_ids) {
+        assert!(seen.insert(*id), "issued twice: {id}");
+    }
 }

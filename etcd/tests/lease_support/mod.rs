@@ -17,7 +17,12 @@ pub const MARGIN: Duration = Duration::from_secs(1);
 
 /// A lease of the suites' settings: TTL 4 s, renewals every 1 s, margin 1 s.
 pub fn lease(endpoint: &str, prefix: &str) -> EtcdLease {
-    EtcdLease::new([endpoint])
+    lease_on(&[endpoint], prefix)
+}
+
+/// [`lease`] on several members.
+pub fn lease_on(endpoints: &[&str], prefix: &str) -> EtcdLease {
+    EtcdLease::new(endpoints)
         .prefix(prefix)
         .ttl(TTL)
         .keep_alive(Duration::from_secs(1))
