@@ -92,6 +92,23 @@ pub struct Holder {
     pub last: Option<i16>,
 }
 
+impl Holder {
+    /// A process just started: it holds nothing and remembers nothing.
+    fn started(incarnation: u8, restarts: u8, offset: i16) -> Holder {
+        Holder {
+            incarnation,
+            restarts,
+            offset,
+            holding: false,
+            deadline: 0,
+            renew_sent: None,
+            renew_answer: None,
+            mark_limit: 0,
+            last: None,
+        }
+    }
+}
+
 /// The whole system: etcd's clock and keys, the holders, and what was issued.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
@@ -166,17 +183,7 @@ impl Model for Protocol {
 
     fn init_states(&self) -> Vec<State> {
         let holders = (0..self.holders)
-            .map(|h| Holder {
-                incarnation: h as u8,
-                restarts: 0,
-                offset: 0,
-                holding: false,
-                deadline: 0,
-                renew_sent: None,
-                renew_answer: None,
-                mark_limit: 0,
-                last: None,
-            })
+            .map(|h| Holder::started(h as u8, 0, 0))
             .collect();
         vec![State {
             time: 0,
@@ -333,17 +340,7 @@ impl Model for Protocol {
                 holder.restarts += 1;
                 let incarnation = (h + self.holders * usize::from(holder.restarts)) as u8;
                 let offset = holder.offset - back;
-                *holder = Holder {
-                    incarnation,
-                    restarts: holder.restarts,
-                    offset,
-                    holding: false,
-                    deadline: 0,
-                    renew_sent: None,
-                    renew_answer: None,
-                    mark_limit: 0,
-                    last: None,
-                };
+                *holder = Holder::started(incarnation, holder.restarts, offset);
                 if s.issued[previous].is_some_and(|tick| s.time + offset <= tick) {
                     s.restarted_behind = true;
                 }
