@@ -65,10 +65,10 @@ dist-all: deps ## make dist, and the musl wheels and addons and every macOS pack
 test-dist: dist ## Install each dist/ artifact as a user would (no Rust on PATH) and run the golden vectors through it: aarch64 under qemu-user, the image under podman
 	bash scripts/test-dist.sh
 
-e2e: deps ## The whole architecture under faults: etcd, PostgreSQL, 3 replicas, Python and Node clients, an in-process writer (production TTL)
+e2e: deps ## The whole architecture under faults: a 3-member etcd, PostgreSQL, 3 replicas behind proxies that cut them off, Python and Node clients, an in-process writer (production TTL, every partition)
 	bash scripts/e2e.sh --full
 
-test-e2e: deps ## The short end-to-end run (TTL 4 s, every fault, every check), part of make test
+test-e2e: deps ## The short end-to-end run (TTL 5 s, the blackholed partition and the leader killed among the faults, every check), part of make test
 	bash scripts/e2e.sh
 
 bench-pg: deps ## PostgreSQL: the extension's next_id() key beside client Snowflake keys, bigserial, Instagram PL/pgSQL, UUIDv4 and UUIDv7 (rows/s, index, WAL) and each key function alone, into docs/benchmarks.md

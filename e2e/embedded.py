@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
-from typing import Any
 
 import polyflake
 import psycopg
-from orders import Stop, insert, now_ms
-from polyflake.errors import PolyflakeError
+from orders import Stop, write_batches
 
 
 def main() -> None:
@@ -27,23 +24,7 @@ def main() -> None:
     generator = polyflake.Generator.from_env("twitter")
     with psycopg.connect(args.dsn, autocommit=True) as db, open(args.out, "w") as out:
         out.write(json.dumps({"started": generator.identity_source}) + "\n")
-        while not stop.requested:
-            record: dict[str, Any] = {
-                "client": "embedded",
-                "replica": "embedded",
-                "sent": now_ms(),
-            }
-            try:
-                ids = generator.next_ids(args.count)
-            except PolyflakeError as e:
-                record.update(received=now_ms(), status=503, code=e.code)
-                out.write(json.dumps(record) + "\n")
-                time.sleep(0.05)
-                continue
-            record.update(received=now_ms(), status=200, ids=[str(i) for i in ids])
-            insert(db, ids, record)
-            out.write(json.dumps(record) + "\n")
-            time.sleep(args.pause_ms / 1000)
+        write_batches(generator, db, out, "embedded", stop, args.count, args.pause_ms)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,13 @@
 """The whole architecture under faults (make e2e; make test-e2e is the short
-run): a real etcd, a real PostgreSQL, three `polyflake serve` replicas, order
-services in Python and Node fetching batches from them, and an in-process
-Python writer on the same etcd, all on 127.0.0.1. Faults are scripted and
-timed; at the end every ID, every row and etcd's own record of who held which
-value are checked, and a report is printed.
+run): a real three-member etcd cluster, a real PostgreSQL, three `polyflake
+serve` replicas (each reaching etcd through a proxy of its own that the run
+can cut, e2e/proxy.py), order services in Python and Node fetching batches
+from them, and an in-process Python writer on the same etcd, all on
+127.0.0.1. Faults are scripted and timed: processes killed and paused, etcd
+paused and restarted, a clock stepped, a replica partitioned from etcd while
+a newcomer waits for its value (e2e/newcomer.py), etcd's leader killed. At
+the end every ID, every row and etcd's own record of who held which value
+are checked, and a report is printed.
 
 Every process is started here and stopped by its PID."""
 
@@ -32,6 +36,7 @@ from typing import Any
 
 import polyflake
 import psycopg
+from proxy import Proxy
 
 HERE = Path(__file__).resolve().parent
 LAYOUT = "twitter"
@@ -55,26 +60,53 @@ def free_port() -> int:
 @dataclass
 class Settings:
     ttl_ms: int
+    margin_ms: int
+    keep_alive_ms: int
     warm_s: float
     gap_s: float
     etcd_down_s: float
     env: dict[str, str]
+    # The partitions, in order: the proxy's fault on r2's way to etcd, and
+    # whether etcd's leader is killed meanwhile.
+    partitions: list[tuple[str, bool]]
 
 
+# The short run: TTL 5 s, margin 1 s (the same 20% share of the TTL as the
+# production settings'), renewed every second.
 SHORT = Settings(
-    ttl_ms=4000,
+    ttl_ms=5000,
+    margin_ms=1000,
+    keep_alive_ms=1000,
     warm_s=3,
     gap_s=2,
     etcd_down_s=2,
     env={
-        "POLYFLAKE_ETCD_TTL_MS": "4000",
+        "POLYFLAKE_ETCD_TTL_MS": "5000",
         "POLYFLAKE_ETCD_KEEP_ALIVE_MS": "1000",
         "POLYFLAKE_ETCD_SAFETY_MARGIN_MS": "1000",
         "POLYFLAKE_ETCD_REQUEST_TIMEOUT_MS": "900",
     },
+    partitions=[("blackhole", False), ("blackhole", True)],
 )
-# The production settings: TTL 10 s, renewed every 3 s.
-FULL = Settings(ttl_ms=10_000, warm_s=20, gap_s=10, etcd_down_s=5, env={})
+# The production settings: TTL 10 s, renewed every 3 s, margin 2 s.
+FULL = Settings(
+    ttl_ms=10_000,
+    margin_ms=2000,
+    keep_alive_ms=3000,
+    warm_s=20,
+    gap_s=10,
+    etcd_down_s=5,
+    env={},
+    partitions=[
+        ("blackhole", False),
+        ("reset", False),
+        ("latency", False),
+        ("oneway", False),
+        ("blackhole", True),
+    ],
+)
+# Added latency of the "latency" partition, each way.
+LATENCY_MS = 2000
 
 
 @dataclass
@@ -87,6 +119,43 @@ class Instance:
 
 
 @dataclass
+class Member:
+    """One member of the run's etcd cluster."""
+
+    name: str
+    client_port: int
+    peer_port: int
+    process: subprocess.Popen[bytes] | None = None
+
+
+@dataclass
+class Newcomer:
+    """A process that may hold one node value only (e2e/newcomer.py)."""
+
+    name: str
+    process: subprocess.Popen[bytes]
+    node: int
+    out: Path
+
+
+@dataclass
+class Cut:
+    """One partition of the run: r2 cut off from etcd by `fault`."""
+
+    label: str
+    fault: str
+    node: int
+    pid: int
+    newcomer: Newcomer
+    start: int
+    healed: int = 0
+    leader_killed: int | None = None
+    # PID -> node value of every other holder just before the leader was killed.
+    others: dict[int, int] = field(default_factory=dict)
+    end: int = 0
+
+
+@dataclass
 class Run:
     base: Path
     settings: Settings
@@ -95,9 +164,10 @@ class Run:
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     instances: list[Instance] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
-    etcd: subprocess.Popen[bytes] | None = None
-    etcd_port: int = 0
-    etcd_peer_port: int = 0
+    members: list[Member] = field(default_factory=list)
+    proxies: dict[str, Proxy] = field(default_factory=dict)
+    newcomers: list[Newcomer] = field(default_factory=list)
+    cuts: list[Cut] = field(default_factory=list)
     ports: dict[str, int] = field(default_factory=dict)
     dsn: str = ""
     embedded_pid: int = 0
@@ -114,33 +184,71 @@ class Run:
         self.processes.append(p)
         return p
 
-    # --- etcd -----------------------------------------------------------
-    def start_etcd(self) -> None:
-        if not self.etcd_port:
-            self.etcd_port, self.etcd_peer_port = free_port(), free_port()
-        client = f"http://127.0.0.1:{self.etcd_port}"
-        peer = f"http://127.0.0.1:{self.etcd_peer_port}"
-        self.etcd = self.spawn(
-            [
-                "etcd",
-                "--name",
-                "e2e",
-                "--data-dir",
-                str(self.base / "etcd"),
-                "--listen-client-urls",
-                client,
-                "--advertise-client-urls",
-                client,
-                "--listen-peer-urls",
-                peer,
-                "--initial-advertise-peer-urls",
-                peer,
-                "--initial-cluster",
-                f"e2e={peer}",
-            ],
-            self.base / "etcd.log",
+    # --- etcd ---------------------------------------------------------
+    def start_etcd(self, members: list[Member] | None = None) -> None:
+        """Starts `members` (every member by default) of the run's three-member
+        cluster, on their data directories, and waits until the cluster answers."""
+        if not self.members:
+            self.members = [
+                Member(f"e2e{i}", free_port(), free_port()) for i in range(3)
+            ]
+        initial = ",".join(
+            f"{m.name}=http://127.0.0.1:{m.peer_port}" for m in self.members
         )
-        wait_for(lambda: etcd_holders(self.etcd_port) is not None, 20, "etcd answers")
+        for m in members or self.members:
+            client = f"http://127.0.0.1:{m.client_port}"
+            peer = f"http://127.0.0.1:{m.peer_port}"
+            m.process = self.spawn(
+                [
+                    "etcd",
+                    "--name",
+                    m.name,
+                    "--data-dir",
+                    str(self.base / m.name),
+                    "--listen-client-urls",
+                    client,
+                    "--advertise-client-urls",
+                    client,
+                    "--listen-peer-urls",
+                    peer,
+                    "--initial-advertise-peer-urls",
+                    peer,
+                    "--initial-cluster",
+                    initial,
+                    "--initial-cluster-token",
+                    f"e2e-{self.members[0].client_port}",
+                ],
+                self.base / f"{m.name}.log",
+            )
+        wait_for(
+            lambda: etcd_holders(self.etcd_ports()) is not None, 30, "etcd answers"
+        )
+
+    def etcd_ports(self) -> list[int]:
+        """The client ports of the members running now."""
+        return [
+            m.client_port
+            for m in self.members
+            if m.process and m.process.poll() is None
+        ]
+
+    def etcd_endpoints(self) -> str:
+        return ",".join(f"http://127.0.0.1:{m.client_port}" for m in self.members)
+
+    def etcd_signal(self, sig: signal.Signals) -> None:
+        for m in self.members:
+            if m.process and m.process.poll() is None:
+                m.process.send_signal(sig)
+
+    def leader(self) -> Member | None:
+        """The member that says it leads (its JSON gateway's status call)."""
+        for m in self.members:
+            status = etcd_call(m.client_port, "/v3/maintenance/status", {})
+            if status and status.get("leader") == status.get("header", {}).get(
+                "member_id"
+            ):
+                return m
+        return None
 
     # --- PostgreSQL ---------------------------------------------------------
     def start_postgres(
@@ -231,19 +339,27 @@ class Run:
             )
 
     # --- replicas -----------------------------------------------------------
-    def replica_env(self) -> dict[str, str]:
+    def replica_env(self, name: str | None = None) -> dict[str, str]:
+        """The environment of a process on the run's etcd: replica `name`
+        reaches every member through its own proxy, which the run can cut;
+        a process without a name reaches the members directly."""
         env = dict(os.environ)
         for k in list(env):
             if k.startswith("POLYFLAKE_"):
                 del env[k]
         env.update(self.settings.env)
-        env["POLYFLAKE_ETCD_ENDPOINTS"] = f"http://127.0.0.1:{self.etcd_port}"
+        endpoints = self.etcd_endpoints()
+        if name is not None:
+            if name not in self.proxies:
+                self.proxies[name] = Proxy([m.client_port for m in self.members])
+            endpoints = ",".join(self.proxies[name].endpoints)
+        env["POLYFLAKE_ETCD_ENDPOINTS"] = endpoints
         env["POLYFLAKE_ETCD_PREFIX"] = PREFIX
         return env
 
     def start_replica(self, name: str) -> Instance:
         port = self.ports.setdefault(name, free_port())
-        env = self.replica_env()
+        env = self.replica_env(name)
         args = [
             str(self.cli),
             "serve",
@@ -269,6 +385,30 @@ class Run:
         instance = Instance(name, self.spawn(args, log, env=env), now_ms(), log)
         self.instances.append(instance)
         return instance
+
+    def start_newcomer(self, node: int) -> Newcomer:
+        """A process straight to etcd that may hold `node` only."""
+        name = f"newcomer{len(self.newcomers) + 1}"
+        out = self.base / f"{name}.jsonl"
+        process = self.spawn(
+            [
+                sys.executable,
+                str(HERE / "newcomer.py"),
+                "--dsn",
+                self.dsn,
+                "--out",
+                str(out),
+                "--name",
+                name,
+                "--node",
+                str(node),
+            ],
+            self.base / f"{name}.log",
+            env=self.replica_env(),
+        )
+        newcomer = Newcomer(name, process, node, out)
+        self.newcomers.append(newcomer)
+        return newcomer
 
     def url(self, name: str) -> str:
         return f"127.0.0.1:{self.ports[name]}"
@@ -315,30 +455,40 @@ def metric(text: str, sample: str) -> int:
     raise KeyError(sample)
 
 
-def etcd_holders(port: int) -> dict[int, int] | None:
-    """Node number -> PID of the process holding its worker key, read from
-    etcd itself (its JSON gateway), or None if etcd does not answer."""
-    key = f"{PREFIX}/{LAYOUT}/workers/"
-    end = key[:-1] + chr(ord(key[-1]) + 1)
-    body = json.dumps(
-        {
-            "key": base64.b64encode(key.encode()).decode(),
-            "range_end": base64.b64encode(end.encode()).decode(),
-        }
-    ).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/v3/kv/range", data=body)
+def etcd_call(port: int, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    """A call to one member's JSON gateway, or None if it does not answer."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode()
+    )
     try:
         with urllib.request.urlopen(request, timeout=0.3) as r:
-            answer = json.loads(r.read())
+            return dict(json.loads(r.read()))
     except (OSError, ValueError):
         return None
-    holders = {}
-    for kv in answer.get("kvs", []):
-        n = int(base64.b64decode(kv["key"]).decode().rsplit("/", 1)[1])
-        value = base64.b64decode(kv.get("value", "")).decode()
-        fields = dict(p.split("=", 1) for p in value.split() if "=" in p)
-        holders[n] = int(fields.get("pid", "-1"))
-    return holders
+
+
+def etcd_holders(ports: list[int]) -> dict[int, int] | None:
+    """Node number -> PID of the process holding its worker key, read from
+    etcd itself (the first member of `ports` that answers a linearizable
+    read), or None if none does."""
+    key = f"{PREFIX}/{LAYOUT}/workers/"
+    end = key[:-1] + chr(ord(key[-1]) + 1)
+    body = {
+        "key": base64.b64encode(key.encode()).decode(),
+        "range_end": base64.b64encode(end.encode()).decode(),
+    }
+    for port in ports:
+        answer = etcd_call(port, "/v3/kv/range", body)
+        if answer is None or "header" not in answer:
+            continue
+        holders = {}
+        for kv in answer.get("kvs", []):
+            n = int(base64.b64decode(kv["key"]).decode().rsplit("/", 1)[1])
+            value = base64.b64decode(kv.get("value", "")).decode()
+            fields = dict(p.split("=", 1) for p in value.split() if "=" in p)
+            holders[n] = int(fields.get("pid", "-1"))
+        return holders
+    return None
 
 
 class Watch(threading.Thread):
@@ -357,7 +507,7 @@ class Watch(threading.Thread):
         while not self.stopping.is_set():
             if tick % 2 == 0:
                 before = now_ms()
-                holders = etcd_holders(self.run_.etcd_port)
+                holders = etcd_holders(self.run_.etcd_ports())
                 if holders is not None:
                     self.samples.append(((before + now_ms()) // 2, holders))
             for name in ("r1", "r2", "r3"):
@@ -410,11 +560,10 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
     )
     time.sleep(s.gap_s)
 
-    assert run.etcd
-    t_stop = run.event("SIGSTOP etcd", seconds=ttl + 2)
-    run.etcd.send_signal(signal.SIGSTOP)
+    t_stop = run.event("SIGSTOP etcd (every member)", seconds=ttl + 2)
+    run.etcd_signal(signal.SIGSTOP)
     time.sleep(ttl + 2)
-    run.etcd.send_signal(signal.SIGCONT)
+    run.etcd_signal(signal.SIGCONT)
     t_cont = run.event("SIGCONT etcd")
     wait_ready(run, ["r1", "r2", "r3"])
     time.sleep(0.2)
@@ -430,12 +579,14 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
     run.events[-1]["frozen_from"] = t_stop
     time.sleep(s.gap_s)
 
-    run.event("etcd stopped (SIGTERM)", seconds=s.etcd_down_s)
-    run.etcd.terminate()
-    run.etcd.wait()
+    run.event("etcd stopped (SIGTERM, every member)", seconds=s.etcd_down_s)
+    run.etcd_signal(signal.SIGTERM)
+    for m in run.members:
+        assert m.process
+        m.process.wait()
     time.sleep(s.etcd_down_s)
     run.start_etcd()
-    run.event("etcd started on the same data directory")
+    run.event("etcd started on the same data directories")
     timings["etcd restarted: all ready in ms"] = round(
         wait_ready(run, ["r1", "r2", "r3"]) * 1000
     )
@@ -443,12 +594,12 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
 
     r1 = run.live("r1")
     pid = r1.process.pid
-    held = [n for n, p in (etcd_holders(run.etcd_port) or {}).items() if p == pid]
+    held = [n for n, p in (etcd_holders(run.etcd_ports()) or {}).items() if p == pid]
     run.event("SIGTERM r1", node=held)
     r1.process.terminate()
     code = r1.process.wait(timeout=15)
     r1.ended_ms = now_ms()
-    released = etcd_holders(run.etcd_port) or {}
+    released = etcd_holders(run.etcd_ports()) or {}
     timings["SIGTERM r1: exit status"] = code
     timings["SIGTERM r1: its value in etcd right after exit"] = [
         released.get(n) for n in held
@@ -471,6 +622,85 @@ def faults(run: Run, watch: Watch) -> dict[str, Any]:
     down = watch.first("r3", t, good=False)
     timings["r3 clock step: 503 after (ms)"] = None if down is None else down - t
     time.sleep(s.gap_s)
+
+    for fault, kill_leader in s.partitions:
+        timings.update(partition(run, watch, fault, kill_leader))
+    return timings
+
+
+def held_by(run: Run, pid: int, seconds: float = 20) -> int:
+    """The one node value etcd shows `pid` holding (waits for it)."""
+    found: list[int] = []
+
+    def one() -> bool:
+        found[:] = [
+            n for n, p in (etcd_holders(run.etcd_ports()) or {}).items() if p == pid
+        ]
+        return len(found) == 1
+
+    wait_for(one, seconds, f"etcd shows PID {pid} holding one value")
+    return found[0]
+
+
+def partition(run: Run, watch: Watch, fault: str, kill_leader: bool) -> dict[str, Any]:
+    """r2 cut off from etcd by its proxy, etcd healthy for everyone else,
+    for a TTL and 3 s more; a newcomer straight to etcd waits for r2's value
+    meanwhile; with `kill_leader`, etcd's leader is killed -9 under load 1 s
+    into the cut (and started again before healing). Then healed."""
+    s = run.settings
+    label = f"partition {len(run.cuts) + 1} ({fault}{', leader killed' if kill_leader else ''})"
+    r2 = run.live("r2")
+    pid = r2.process.pid
+    node = held_by(run, pid)
+    newcomer = run.start_newcomer(node)
+    time.sleep(0.5)
+    cut = Cut(label, fault, node, pid, newcomer, 0)
+    run.cuts.append(cut)
+    cut.start = run.event(f"{label}: r2 cut off from etcd", node=node)
+    run.proxies["r2"].set(fault, LATENCY_MS if fault == "latency" else 0)
+    killed = None
+    if kill_leader:
+        time.sleep(1)
+        cut.others = {
+            p: n for n, p in (etcd_holders(run.etcd_ports()) or {}).items() if p != pid
+        }
+        killed = run.leader()
+        assert killed and killed.process, "etcd has no leader"
+        cut.leader_killed = run.event(
+            f"{label}: etcd's leader {killed.name} killed (-9)"
+        )
+        killed.process.kill()
+        killed.process.wait()
+    # Past the TTL, and with a leader killed past the longer life that etcd
+    # gives every lease when a new leader takes over (its election timeout).
+    time.sleep(s.ttl_ms / 1000 + (4 if kill_leader else 3))
+    if killed:
+        run.start_etcd([killed])
+        run.event(f"{label}: {killed.name} started again")
+    cut.healed = run.event(f"{label}: r2 healed")
+    run.proxies["r2"].set("none")
+    timings: dict[str, Any] = {}
+    timings[f"{label}: r2 ready after healing (ms)"] = round(
+        wait_ready(run, ["r2"]) * 1000
+    )
+    down = watch.first("r2", cut.start, good=False)
+    timings[f"{label}: r2 503 after the cut (ms)"] = (
+        None if down is None else down - cut.start
+    )
+    freed = next(
+        (t for t, h in watch.samples if t >= cut.start and h.get(node) != pid), None
+    )
+    if freed is not None:
+        timings[f"{label}: r2's value free in etcd after the cut (ms)"] = (
+            freed - cut.start
+        )
+    else:
+        timings[f"{label}: r2's value kept by etcd (renewals reached it)"] = True
+    time.sleep(s.gap_s / 2)
+    newcomer.process.terminate()
+    newcomer.process.wait(timeout=30)
+    cut.end = run.event(f"{label}: newcomer stopped")
+    time.sleep(s.gap_s / 2)
     return timings
 
 
@@ -536,6 +766,7 @@ def check_holders(run: Run, watch: Watch, ok: list[dict[str, Any]], v: Verdict) 
     its issuer holding at the ID's time."""
     pids = {i.process.pid: i.name for i in run.instances}
     pids[run.embedded_pid] = "embedded"
+    pids.update((n.process.pid, n.name) for n in run.newcomers)
     times = [t for t, _ in watch.samples]
     unheld = 0
     example = ""
@@ -636,6 +867,93 @@ def check_frozen(run: Run, ok: list[dict[str, Any]], v: Verdict) -> None:
         )
 
 
+def check_partitions(
+    run: Run, watch: Watch, ok: list[dict[str, Any]], v: Verdict
+) -> None:
+    """Each partition: r2 issued nothing from its deadline (TTL minus margin
+    after the cut at the latest) until healed; the newcomer got r2's value
+    only once etcd could have expired it (always, when etcd heard nothing
+    from r2), and its IDs lie after and above r2's under that value; r2
+    answered again after healing; with the leader killed, every other holder
+    kept its value."""
+    s = run.settings
+    # IDs' instants come from each issuer's clock: a little slack for the
+    # clocks' anchoring and for a 100 ms sample of etcd.
+    slack = 400
+    for c in run.cuts:
+        r2 = [
+            (id_time(int(i)), int(i))
+            for r in ok
+            if r["replica"] == "r2"
+            for i in r["ids"]
+        ]
+        deadline = c.start + s.ttl_ms - s.margin_ms
+        late = [t - c.start for t, _ in r2 if deadline < t < c.healed]
+        v.figures[f"{c.label}: r2's last ID after the cut (ms)"] = max(
+            (t - c.start for t, _ in r2 if c.start <= t < c.healed), default=None
+        )
+        if late:
+            v.fail(
+                f"{c.label}: r2 issued {len(late)} IDs past its deadline, up to +{max(late)} ms"
+            )
+        if not any(r["replica"] == "r2" and r["sent"] >= c.healed for r in ok):
+            v.fail(f"{c.label}: r2 never answered after healing")
+        lines = load(c.newcomer.out)
+        claimed = lines[0].get("claimed") if lines else None
+        mine = [
+            (id_time(int(i)), int(i))
+            for r in ok
+            if r["replica"] == c.newcomer.name
+            for i in r["ids"]
+        ]
+        expires = c.fault in ("blackhole", "reset")
+        if claimed is None:
+            v.figures[f"{c.label}: newcomer"] = (
+                f"refused r2's value {lines[0]['refusals'] if lines else '?'}"
+            )
+            if expires:
+                v.fail(
+                    f"{c.label}: the newcomer never got r2's value, though etcd heard nothing from r2"
+                )
+            continue
+        v.figures[f"{c.label}: newcomer got r2's value after the cut (ms)"] = (
+            claimed - c.start
+        )
+        if claimed + s.keep_alive_ms + slack < c.start + s.ttl_ms:
+            v.fail(
+                f"{c.label}: the newcomer got r2's value {claimed - c.start} ms after the cut, before etcd could expire it"
+            )
+        if not mine:
+            v.fail(f"{c.label}: the newcomer got r2's value but issued nothing")
+            continue
+        under = [
+            (t, i)
+            for t, i in r2
+            if t < c.healed and node_value(polyflake.decode(i, LAYOUT)) == c.node
+        ]
+        if under and (
+            max(under)[0] >= min(mine)[0]
+            or max(i for _, i in under) >= min(i for _, i in mine)
+        ):
+            v.fail(
+                f"{c.label}: the newcomer's first ID is not after and above r2's last under value {c.node}"
+            )
+        if c.leader_killed is not None:
+            before = c.others
+            after = {
+                p: n
+                for p, n in before.items()
+                for t, h in watch.samples
+                if c.healed <= t <= c.end and h.get(n) == p
+            }
+            lost = {p: n for p, n in before.items() if p not in after}
+            v.figures[
+                f"{c.label}: holders that kept their value through the election"
+            ] = f"{len(after)} of {len(before)}"
+            if lost:
+                v.fail(f"{c.label}: holders lost their values in the election: {lost}")
+
+
 def check_database(run: Run, ok: list[dict[str, Any]], v: Verdict) -> None:
     """Every ID is a row; time ranges on the key alone agree with the IDs'
     times and with created_at; keyset pagination visits every row once."""
@@ -727,6 +1045,7 @@ def check(
     check_increasing(ok, v)
     check_faults_seen(run, ok, records, timings, v)
     check_frozen(run, ok, v)
+    check_partitions(run, watch, ok, v)
     check_database(run, ok, v)
     return v.failures, v.figures
 
@@ -807,7 +1126,7 @@ def main() -> int:
         watch.stopping.set()
         watch.join()
         records = []
-        for name in ("python", "node", "embedded"):
+        for name in ("python", "node", "embedded", *(n.name for n in run.newcomers)):
             records += [r for r in load(base / f"{name}.jsonl") if "status" in r]
         failures, figures = check(run, watch, records, timings)
         report(run, timings, figures, failures, time.monotonic() - started, args.report)
@@ -862,6 +1181,8 @@ def report(
 
 
 def stop_all(run: Run) -> None:
+    for proxy in run.proxies.values():
+        proxy.close()
     for p in run.processes:
         if p.poll() is None:
             try:
