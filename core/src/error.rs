@@ -109,7 +109,10 @@ pub enum LeaseLostReason {
     TakenOver,
     /// Every value of the layout's node space is held by a live process.
     Exhausted,
-    /// A peer's clock is further from this one than the lease allows.
+    /// This clock disagrees with the others beyond what the lease allows:
+    /// further from its live peers' than the bound when it claims, or
+    /// running slower than the registry's by more than the safety margin's
+    /// share of the TTL.
     ClockGap,
     /// The application's node check refused the values on offer.
     CheckRefused,

@@ -113,6 +113,40 @@ fn refuses_past_the_deadline_until_renewed() {
 }
 
 #[test]
+fn a_deadline_run_out_on_the_registrys_clock_refuses_whatever_the_generators_says() {
+    // The generator's clock stands still (or went back): by it, the
+    // deadline is far off; the registry's monotonic clock says it passed.
+    let start = Layout::twitter().epoch_ms() + 5_000_000;
+    let (g, clock, tenure, _mark) = setup(start);
+    let id = g.next_id().unwrap();
+    let stamp = tenure.valid_until_ms();
+    // Another stamp, another generation, or a renewal since: nothing changes.
+    tenure.expired(0, stamp - 1, 0);
+    tenure.expired(1, stamp, 0);
+    tenure.expired(0, stamp, 1);
+    assert!(g.next_id().is_ok());
+    tenure.expired(0, stamp, 0);
+    let err = g.next_id().unwrap_err();
+    assert_eq!(err.lease_lost_reason(), Some(LeaseLostReason::Lapsed));
+    assert!(err.to_string().contains("monotonic clock"), "{err}");
+    assert!(g.ready().is_err());
+    // The clock going further back does not bring it back; a renewal does.
+    clock.advance(-5_000);
+    assert_eq!(g.next_id().unwrap_err().code(), "LEASE_LOST");
+    clock.set(start + 10);
+    tenure.renewed(0, start + 20_000);
+    assert!(g.next_id().unwrap() > id);
+    // A clock standing still stamps the same deadline at every renewal:
+    // only the latest renewal's deadline may end the claim.
+    let renewals = tenure.counts().renewals;
+    tenure.renewed(0, start + 20_000);
+    tenure.expired(0, start + 20_000, renewals);
+    assert!(g.next_id().is_ok());
+    tenure.expired(0, start + 20_000, renewals + 1);
+    assert_eq!(g.next_id().unwrap_err().code(), "LEASE_LOST");
+}
+
+#[test]
 fn a_deadline_passed_after_the_registry_reported_trouble_is_unreachable() {
     let start = Layout::twitter().epoch_ms() + 5_000_000;
     let (g, clock, tenure, _mark) = setup(start);

@@ -19,6 +19,7 @@ use tokio::time::{sleep, sleep_until, timeout, Instant};
 
 use crate::mark::EtcdMark;
 use crate::owner::owner;
+use crate::rate::{RateCheck, Reading, Verdict, PROBE_TTL_S};
 use crate::{Event, Events};
 use polyflake::RegistrySettings as Settings;
 
@@ -40,6 +41,8 @@ enum State {
     Claiming,
     /// The generator is gone: settle the mark, revoke the lease.
     Stopping,
+    /// This clock runs too slow for the lease: refuse until stopped.
+    Halted,
 }
 
 /// What the keeper works with while it runs.
@@ -55,6 +58,10 @@ struct Session {
     mark_retry: Option<Instant>,
     /// Values the application's check refused: never claimed again.
     excluded: HashSet<u64>,
+    /// The probe lease and its readings (`rate.rs`), once granted.
+    rate: Option<(i64, RateCheck)>,
+    /// Where this host's monotonic clock is read from for the rate check.
+    epoch: Instant,
 }
 
 /// How soon a mark etcd did not confirm is tried again.
@@ -66,6 +73,9 @@ struct Held {
     number: u64,
     generation: Generation,
     mark: Arc<EtcdMark>,
+    /// The claim's first deadline: its stamp on the generator's clock and
+    /// the same moment on this host's monotonic clock.
+    first_deadline: (i64, Instant),
 }
 
 type KeepAlive = (LeaseKeeper, LeaseKeepAliveStream);
@@ -132,6 +142,10 @@ impl Keeper {
             state = match state {
                 State::Holding => self.hold(&mut session, &mut stop, &mut refusals).await,
                 State::Claiming => self.claim_again(&mut session, &mut stop).await,
+                State::Halted => {
+                    let _ = stop.changed().await;
+                    break;
+                }
                 State::Stopping => break,
             };
         }
@@ -139,10 +153,16 @@ impl Keeper {
         // was used, then revoke the lease, which deletes the worker key at once.
         let s = &self.settings;
         let Session {
-            mut client, held, ..
+            mut client,
+            held,
+            rate,
+            ..
         } = session;
         let _ = timeout(s.request_timeout, held.mark.settle(&mut client)).await;
         let _ = timeout(s.request_timeout, client.lease_revoke(held.lease_id)).await;
+        if let Some((probe, _)) = rate {
+            let _ = timeout(s.request_timeout, client.lease_revoke(probe)).await;
+        }
     }
 
     /// Connects and claims the first value, and tells the generator the
@@ -178,6 +198,7 @@ impl Keeper {
             let _ = client.lease_revoke(held.lease_id).await;
             return None;
         }
+        self.watch_deadline(held.generation, held.first_deadline);
         Some(Session {
             client,
             held,
@@ -187,6 +208,8 @@ impl Keeper {
             drifting: false,
             mark_retry: None,
             excluded: HashSet::new(),
+            rate: None,
+            epoch: Instant::now(),
         })
     }
 
@@ -227,7 +250,7 @@ impl Keeper {
             }
         }
         session.renewal = Instant::now() + s.keep_alive;
-        let sent_ms = self.clock.now_ms();
+        let (sent_ms, sent_at) = (self.clock.now_ms(), Instant::now());
         let held = &session.held;
         match timeout(
             s.request_timeout,
@@ -237,14 +260,26 @@ impl Keeper {
         {
             Ok(Ok(ttl)) if ttl > 0 => {
                 let margin_ms = s.safety_margin.as_millis() as i64;
-                self.tenure
-                    .renewed(held.generation, sent_ms + ttl * 1000 - margin_ms);
+                let stamp = sent_ms + ttl * 1000 - margin_ms;
+                self.tenure.renewed(held.generation, stamp);
+                self.watch_deadline(held.generation, (stamp, self.deadline(sent_at, ttl)));
                 // Keep the mark a lease's length ahead, so that the
                 // generator never waits on etcd for it.
                 self.extend_mark(session).await;
                 session.renewals += 1;
                 if session.renewals.is_multiple_of(10) {
                     self.report_drift(session).await;
+                }
+                if let Some(why) = self.check_rate(session).await {
+                    // Stop issuing first, then free the value: a successor
+                    // starts past the mark, which stays a lease ahead.
+                    let held = &session.held;
+                    self.tenure
+                        .lost(held.generation, LeaseLostReason::ClockGap, why);
+                    let lease_id = held.lease_id;
+                    let _ = timeout(s.request_timeout, session.client.lease_revoke(lease_id)).await;
+                    session.stream = None;
+                    return State::Halted;
                 }
                 State::Holding
             }
@@ -290,6 +325,7 @@ impl Keeper {
             {
                 Ok(Ok((next, claim))) => {
                     let generation = self.tenure.offer(claim);
+                    self.watch_deadline(generation, next.first_deadline);
                     session.held = Held { generation, ..next };
                     session.renewal = Instant::now() + s.keep_alive;
                     return State::Holding;
@@ -334,6 +370,71 @@ impl Keeper {
                 session.drifting = false;
             }
             _ => {}
+        }
+    }
+
+    /// The moment on this host's monotonic clock that a deadline stamped
+    /// for a request sent at `sent_at`, granted `ttl_s`, stands for.
+    fn deadline(&self, sent_at: Instant, ttl_s: i64) -> Instant {
+        let ttl = std::time::Duration::from_secs(ttl_s.max(0) as u64);
+        sent_at + ttl.saturating_sub(self.settings.safety_margin)
+    }
+
+    /// Ends the deadline `stamp` of `generation` when this host's monotonic
+    /// clock reaches it, unless it was renewed meanwhile: the generator
+    /// compares stamps with its own clock, which may have gone back or stand
+    /// still (a wall clock stepped, a custom clock), and would then issue
+    /// past the moment etcd may give the value away.
+    fn watch_deadline(&self, generation: Generation, (stamp, at): (i64, Instant)) {
+        let tenure = Arc::clone(&self.tenure);
+        let renewals = tenure.counts().renewals;
+        tokio::spawn(async move {
+            sleep_until(at).await;
+            tenure.expired(generation, stamp, renewals);
+        });
+    }
+
+    /// Reads the probe lease (granting it first) and says why this clock
+    /// must not hold a lease, if the readings prove it too slow (`rate.rs`).
+    async fn check_rate(&self, session: &mut Session) -> Option<String> {
+        let s = &self.settings;
+        let epoch = session.epoch;
+        let now = || epoch.elapsed().as_millis() as i64;
+        let client = &mut session.client;
+        let sent = now();
+        let Some((probe, check)) = session.rate.as_mut() else {
+            if let Ok(Ok(lease)) =
+                timeout(s.request_timeout, client.lease_grant(PROBE_TTL_S, None)).await
+            {
+                let grant = Reading::grant(sent, now(), lease.ttl());
+                let (ttl, margin) = (s.ttl.as_millis(), s.safety_margin.as_millis());
+                session.rate = Some((lease.id(), RateCheck::new(ttl as i64, margin as i64, grant)));
+            }
+            return None;
+        };
+        let answer = timeout(s.request_timeout, client.lease_time_to_live(*probe, None)).await;
+        let answered = now();
+        let left = match answer {
+            Ok(Ok(r)) => r.ttl(),
+            Ok(Err(e)) if e.to_string().contains("not found") => -1,
+            // No reading this time; the probe stays.
+            _ => return None,
+        };
+        if left < s.ttl.as_secs() as i64 * 2 {
+            // Expired, or soon: a new probe next time.
+            let old = *probe;
+            session.rate = None;
+            let _ = timeout(s.request_timeout, client.lease_revoke(old)).await;
+            return None;
+        }
+        match check.add(Reading::ttl(sent, answered, left)) {
+            Verdict::Sound | Verdict::Restarted => None,
+            Verdict::Slow { local_ms, etcd_ms } => Some(format!(
+                "this host's clock ran {local_ms} ms while etcd's ran more than {etcd_ms} ms: it runs more than {}% slow, beyond what the safety margin covers ({:?} of a {:?} TTL), so this lease's deadline would fall after etcd's expiry; IDs are refused until the process is restarted on a sound clock",
+                check.bound_percent(),
+                s.safety_margin,
+                s.ttl
+            )),
         }
     }
 
@@ -387,13 +488,14 @@ impl Keeper {
     async fn claim(&self, client: &mut Client, excluded: &HashSet<u64>) -> Result<(Held, Claim)> {
         let s = &self.settings;
         let etcd = |e: etcd_client::Error| self.unreachable(e);
-        let sent_ms = self.clock.now_ms();
+        let (sent_ms, sent_at) = (self.clock.now_ms(), Instant::now());
         let lease = client
             .lease_grant(s.ttl.as_secs() as i64, None)
             .await
             .map_err(etcd)?;
         let lease_id = lease.id();
         let valid_until_ms = sent_ms + lease.ttl() * 1000 - s.safety_margin.as_millis() as i64;
+        let first_deadline = (valid_until_ms, self.deadline(sent_at, lease.ttl()));
         let space = node_space(&self.layout).min(u128::from(u64::MAX)) as u64;
         let range = match &s.node_range {
             Some(r) => r.start..r.end.min(space),
@@ -452,6 +554,7 @@ impl Keeper {
                     number,
                     generation: 0,
                     mark,
+                    first_deadline,
                 };
                 return Ok((held, claim));
             }

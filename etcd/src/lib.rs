@@ -37,6 +37,7 @@
 mod keeper;
 mod mark;
 mod owner;
+mod rate;
 
 use std::fmt;
 use std::ops::Range;

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use lease_support::proxy::{Fault, Proxy};
 use lease_support::{MARGIN, TTL};
-use polyflake::{Generator, Layout, LeaseLostReason, WorkerIdentity};
+use polyflake::{Clock as _, Generator, Layout, LeaseLostReason, WorkerIdentity};
 use polyflake_etcd::EtcdLease;
 use support::Etcd;
 
@@ -344,4 +344,62 @@ fn the_leader_killed_while_a_holder_is_cut_off() {
     for (id, _) in cut_ids.iter().chain(&loaded_ids).chain(&newcomer_ids) {
         assert!(seen.insert(*id), "issued twice: {id}");
     }
+}
+
+/// A holder whose clock stands still (a custom clock, or a wall clock that
+/// went back as far as it advanced) stamps deadlines that never pass by it.
+/// Renewed, it keeps issuing; cut off, it still stops by this host's
+/// monotonic clock, TTL - margin after its last renewal, when etcd may give
+/// its value away.
+#[test]
+fn a_holder_whose_clock_stands_still_stops_by_the_monotonic_deadline() {
+    let etcd = Etcd::start();
+    let proxy = Proxy::start(&etcd.endpoint);
+    let prefix = format!("/partition-still-{}", std::process::id());
+    let wall = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let clock = polyflake::ManualClock::new(wall.as_millis() as i64);
+    let layout = Layout::twitter();
+    let identity = WorkerIdentity::resolve_remote(
+        &layout,
+        Arc::new(lease(&proxy.endpoint, &prefix, 0..1)),
+        Arc::new(clock.clone()),
+    )
+    .unwrap();
+    let holder = Arc::new(
+        Generator::builder(layout)
+            .identity(identity)
+            .build()
+            .unwrap(),
+    );
+    let issuer = Issuer::start(Arc::clone(&holder));
+    // Longer than TTL - margin: the deadlines of earlier renewals, all the
+    // same stamp, pass by the monotonic clock and must not end the claim.
+    let healthy = Instant::now();
+    std::thread::sleep(TTL);
+    let refused_while_renewed = issuer.refusals.lock().unwrap().len();
+    assert_eq!(refused_while_renewed, 0, "refused while renewed");
+    assert!(issuer.ids_since(healthy).len() > 100);
+
+    let cut = Instant::now();
+    proxy.set(Fault::Blackhole);
+    std::thread::sleep(TTL + Duration::from_secs(1));
+    let after_cut = issuer.ids_since(cut);
+    let refusals = issuer.refusals.lock().unwrap().clone();
+    let ids = issuer.finish();
+    let last = after_cut.last().map(|(_, at)| *at - cut);
+    eprintln!(
+        "a clock standing still at {} ms: the last ID {last:?} after the cut",
+        clock.now_ms()
+    );
+    assert!(
+        last.is_none_or(|last| last <= TTL - MARGIN + SLACK),
+        "the holder issued {last:?} after the cut"
+    );
+    let (error, _) = refusals.first().expect("the cut-off holder refused");
+    assert_eq!(error.code(), "LEASE_LOST");
+    assert!(error.to_string().contains("monotonic clock"), "{error}");
+    let unique: HashSet<u64> = ids.iter().map(|(id, _)| *id).collect();
+    assert_eq!(unique.len(), ids.len());
 }

@@ -77,6 +77,9 @@ struct State {
     counts: LeaseStats,
     /// The claim in force was already counted as lost.
     lapse_counted: bool,
+    /// The stamp that ran out by the registry's monotonic clock while the
+    /// generator's clock said otherwise.
+    outrun: Option<i64>,
 }
 
 /// What a remote lease went through, counted since the generator started.
@@ -158,10 +161,31 @@ impl Tenure {
         }
         if state.applied == generation && state.lost.is_none() {
             state.trouble = None;
+            state.outrun = None;
             state.counts.renewals += 1;
             state.lapse_counted = false;
             self.valid_until_ms
                 .fetch_max(valid_until_ms, Ordering::AcqRel);
+        }
+    }
+
+    /// The deadline `stamp` of the claim in force ran out on the registry's
+    /// monotonic clock: unless the claim was renewed since the registry
+    /// counted `renewals` ([`counts`](Tenure::counts)), IDs are refused from
+    /// now on, whatever the generator's clock says (it may have gone back, or
+    /// stand still, so that stamps repeat). A later renewal puts the claim
+    /// back in force.
+    pub fn expired(&self, generation: Generation, stamp: i64, renewals: u64) {
+        let mut state = self.state();
+        if state.applied == generation
+            && state.lost.is_none()
+            && state.counts.renewals == renewals
+            && self
+                .valid_until_ms
+                .compare_exchange(stamp, i64::MIN, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            state.outrun = Some(stamp);
         }
     }
 
@@ -257,6 +281,7 @@ impl Tenure {
         let mut state = self.state();
         state.applied = 0;
         state.lost = None;
+        state.outrun = None;
         state.lapse_counted = false;
         self.valid_until_ms.store(valid_until_ms, Ordering::Release);
     }
@@ -278,11 +303,16 @@ impl Tenure {
                     Some(_) => LeaseLostReason::Unreachable,
                     None => LeaseLostReason::Lapsed,
                 };
-                let why = format!(
-                    "the lease was last renewed for use until {} ms, {} ms ago; refusing before another process may claim the identity",
-                    self.valid_until_ms(),
-                    now_ms.saturating_sub(self.valid_until_ms())
-                );
+                let why = match state.outrun {
+                    Some(stamp) => format!(
+                        "the lease was last renewed for use until {stamp} ms on the generator's clock, which now reads {now_ms} ms, but that much time has passed on this host's monotonic clock (the generator's clock went back or stands still); refusing before another process may claim the identity"
+                    ),
+                    None => format!(
+                        "the lease was last renewed for use until {} ms, {} ms ago; refusing before another process may claim the identity",
+                        self.valid_until_ms(),
+                        now_ms.saturating_sub(self.valid_until_ms())
+                    ),
+                };
                 (reason, why)
             }
         };
@@ -303,6 +333,7 @@ impl Tenure {
             _ => i64::MIN,
         };
         state.applied = generation;
+        state.outrun = None;
         if until != i64::MIN {
             state.counts.reacquisitions += 1;
             state.lapse_counted = false;
