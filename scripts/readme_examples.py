@@ -17,7 +17,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-READMES = [ROOT / "README.md", *sorted(ROOT.glob("bindings-*/README.md"))]
+# The READMEs, and the integrations page, whose examples run the same way.
+READMES = [
+    ROOT / "README.md",
+    *sorted(ROOT.glob("bindings-*/README.md")),
+    ROOT / "docs/integrations.md",
+]
 KOTLIN_TEST = ROOT / "bindings-kotlin/src/test/kotlin/dev/polyflake/ReadmeExamplesTest.kt"
 EXT = {"python": "py", "js": "cjs", "sh": "sh"}
 FENCE = re.compile(r"^```(\w*)\s*$")

@@ -12,7 +12,8 @@ wheels="$work/wheels"
 
 rm -rf "$venv" "$wheels" "$work/py-lean"
 python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn
+"$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn \
+    "pydantic==2.14.3" "fastapi==0.163.2" "httpx2==2.16.2"
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
     --features etcd,test-hooks -o "$wheels/test"
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"
