@@ -16,5 +16,5 @@ if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-pgrx" pgrx --version 2>/dev/null)
 fi
 [ -f "$PGRX_HOME/config.toml" ] || cargo pgrx init --pg15 "$pg_config" >/dev/null
 echo "pg-extension: building and installing the extension into PostgreSQL 15"
-(cd "$root/postgres" && cargo pgrx install --release --pg-config "$pg_config" >"$work/pgrx-install.log" 2>&1) ||
+(cd "$root/postgres" && cargo pgrx install --release --features etcd --pg-config "$pg_config" >"$work/pgrx-install.log" 2>&1) ||
     { tail -30 "$work/pgrx-install.log" >&2; exit 1; }

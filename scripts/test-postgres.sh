@@ -21,4 +21,5 @@ if [ -z "$wheel" ]; then
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 "$venv/bin/ruff" check -q "$root/postgres/tests"
+"$venv/bin/ruff" format --check -q "$root/postgres/tests"
 (cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

@@ -2,65 +2,19 @@
 //! lapsed, and takes up a new identity past its previous holder's mark.
 //! The registry here is a scripted one; the etcd crate tests a real etcd.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use polyflake::{
-    Claim, Clock, Error, Generator, Layout, LeaseLostReason, ManualClock, MarkStore, RemoteLease,
-    Result, Tenure, WorkerIdentity,
+    Claim, Generator, Layout, LeaseLostReason, ManualClock, MarkStore, Tenure, WorkerIdentity,
 };
 
-#[derive(Debug, Default)]
-struct MemoryMark {
-    value: Mutex<Option<i64>>,
-    broken: Mutex<bool>,
-}
-
-impl MarkStore for MemoryMark {
-    fn load(&self) -> Result<Option<i64>> {
-        Ok(*self.value.lock().unwrap())
-    }
-    fn persist(&self, until_ms: i64) -> Result<()> {
-        if *self.broken.lock().unwrap() {
-            return Err(Error::lease_lost(
-                LeaseLostReason::Unreachable,
-                "the registry refused the write".into(),
-            ));
-        }
-        *self.value.lock().unwrap() = Some(until_ms);
-        Ok(())
-    }
-}
-
-/// Hands out node values from a script and keeps the tenure for the test.
-#[derive(Debug)]
-struct Scripted {
-    first: Vec<u64>,
-    mark: Arc<MemoryMark>,
-    ttl_ms: i64,
-    tenure: Mutex<Option<Arc<Tenure>>>,
-}
-
-impl RemoteLease for Scripted {
-    fn start(&self, _: &Layout, clock: Arc<dyn Clock>, tenure: Arc<Tenure>) -> Result<Claim> {
-        *self.tenure.lock().unwrap() = Some(tenure);
-        Ok(Claim {
-            nodes: self.first.clone(),
-            mark: self.mark.clone(),
-            source: "scripted node 0".into(),
-            valid_until_ms: clock.now_ms() + self.ttl_ms,
-        })
-    }
-}
+mod common;
+use common::{assert_past_mark, offer_marked, MemoryMark, Scripted};
 
 fn setup(start: i64) -> (Generator, ManualClock, Arc<Tenure>, Arc<MemoryMark>) {
     let clock = ManualClock::new(start);
-    let mark = Arc::new(MemoryMark::default());
-    let lease = Arc::new(Scripted {
-        first: vec![0, 1],
-        mark: mark.clone(),
-        ttl_ms: 8_000,
-        tenure: Mutex::new(None),
-    });
+    let lease = Scripted::new(&[0, 1], 8_000);
+    let mark = lease.mark.clone();
     let layout = Layout::twitter();
     let identity =
         WorkerIdentity::resolve_remote(&layout, lease.clone(), Arc::new(clock.clone())).unwrap();
@@ -68,8 +22,7 @@ fn setup(start: i64) -> (Generator, ManualClock, Arc<Tenure>, Arc<MemoryMark>) {
         .identity(identity)
         .build()
         .unwrap();
-    let tenure = lease.tenure.lock().unwrap().clone().unwrap();
-    (g, clock, tenure, mark)
+    (g, clock, lease.tenure(), mark)
 }
 
 #[test]
@@ -195,14 +148,7 @@ fn a_new_identity_starts_past_its_previous_holders_mark() {
     tenure.lost(0, LeaseLostReason::Lapsed, "expired");
 
     // Node 2's previous holder used time up to 600 ms from now.
-    let next_mark = Arc::new(MemoryMark::default());
-    next_mark.persist(start + 600).unwrap();
-    let generation = tenure.offer(Claim {
-        nodes: vec![0, 2],
-        mark: next_mark.clone(),
-        source: "scripted node 2".into(),
-        valid_until_ms: start + 8_000,
-    });
+    let (next_mark, generation) = offer_marked(&tenure, 2, start + 600, start + 8_000);
     assert_eq!(generation, 1);
     // Refused at once (no wait on the caller's thread) until the clock
     // passes that mark.
@@ -211,13 +157,8 @@ fn a_new_identity_starts_past_its_previous_holders_mark() {
     assert!(err.to_string().contains("taken up in 600 ms"), "{err}");
     clock.set(start + 600);
     let id = g.next_id().unwrap();
+    assert_past_mark(&t, id, 2, start + 600);
     let parts = t.decode(id).unwrap();
-    assert_eq!(parts.nodes(), &[0, 2]);
-    assert!(
-        parts.timestamp_ms > start + 600,
-        "{} <= mark",
-        parts.timestamp_ms
-    );
     assert!(next_mark.load().unwrap().unwrap() >= parts.timestamp_ms);
     assert_eq!(g.node_values(), vec![0, 2]);
     assert_eq!(g.identity_source(), "scripted node 2");
@@ -260,12 +201,7 @@ fn a_claim_whose_mark_cannot_be_written_is_retried_not_used() {
 
 #[test]
 fn a_remote_lease_takes_no_node_fields() {
-    let lease = Arc::new(Scripted {
-        first: vec![0, 0],
-        mark: Arc::default(),
-        ttl_ms: 1_000,
-        tenure: Mutex::new(None),
-    });
+    let lease = Scripted::new(&[0, 0], 1_000);
     let layout = Layout::twitter();
     let identity =
         WorkerIdentity::resolve_remote(&layout, lease, Arc::new(ManualClock::new(0))).unwrap();
@@ -282,12 +218,7 @@ fn an_offer_the_node_check_refuses_is_not_taken_up() {
     let t = Layout::twitter();
     let start = t.epoch_ms() + 5_000_000;
     let clock = ManualClock::new(start);
-    let lease = Arc::new(Scripted {
-        first: vec![0, 1],
-        mark: Arc::new(MemoryMark::default()),
-        ttl_ms: 8_000,
-        tenure: Mutex::new(None),
-    });
+    let lease = Scripted::new(&[0, 1], 8_000);
     let check = polyflake::NodeCheck::new(|nodes| nodes != [0, 2]);
     let identity = WorkerIdentity::resolve_remote(&t, lease.clone(), Arc::new(clock.clone()))
         .unwrap()
@@ -297,7 +228,7 @@ fn an_offer_the_node_check_refuses_is_not_taken_up() {
         .identity(identity)
         .build()
         .unwrap();
-    let tenure = lease.tenure.lock().unwrap().clone().unwrap();
+    let tenure = lease.tenure();
     g.next_id().unwrap();
     tenure.lost(0, LeaseLostReason::Lapsed, "expired");
     let offer = |n: u64| Claim {

@@ -9,15 +9,23 @@
 //! generator on the slot of shared words at its first `next_id`. After a
 //! crash the postmaster makes the shared memory anew, and the first
 //! generator on the fresh words starts them past the identity's mark.
+//!
+//! An identity leased from a registry (`POLYFLAKE_ETCD_ENDPOINTS`) cannot
+//! be held by the postmaster, whose children cannot share a keep-alive
+//! thread: the lease worker (`lease_worker.rs`) holds it and leads the
+//! layout's words, and each backend's generator follows them (ADR 0016).
 
 use std::sync::{Arc, OnceLock};
 
 use pgrx::prelude::*;
 use pgrx::{pg_shmem_init, JsonB, PGRXSharedMemory, PgAtomic};
+use polyflake_connectors::CONNECTORS;
 use polyflake_core::identity::lease::layout_key;
+use polyflake_core::identity::registry::find_connector;
+use polyflake_core::identity::{choose_from_env, EnvChoice};
 use polyflake_core::{
-    ArgumentKind, Clock, Error, Generator, Layout, MonotonicClock, Result, SharedState, TryNext,
-    WorkerIdentity,
+    ArgumentKind, Clock, Error, Generator, Layout, MonotonicClock, RegistrySettings, Result,
+    SharedState, TryNext, WorkerIdentity,
 };
 
 use crate::settings::{self, ServerEnvironment, MAX_LAYOUTS};
@@ -34,9 +42,30 @@ unsafe impl PGRXSharedMemory for Slots {}
 static SLOTS: PgAtomic<Slots> = unsafe { PgAtomic::new(c"polyflake generator words") };
 
 /// A layout the server issues for, and its identity (or why it has none).
-struct Served {
-    layout: Layout,
-    identity: Result<WorkerIdentity>,
+pub(crate) struct Served {
+    pub(crate) layout: Layout,
+    identity: Result<Identity>,
+}
+
+/// Where a layout's identity is held.
+enum Identity {
+    /// Resolved in the postmaster and shared by its children.
+    Shared(WorkerIdentity),
+    /// Leased from the registry `name` by the lease worker, which leads the
+    /// layout's words.
+    Leased {
+        name: String,
+        settings: RegistrySettings,
+    },
+}
+
+/// A layout whose identity the lease worker holds: its slot of words, the
+/// registry's name and settings.
+pub(crate) struct Lease<'a> {
+    pub(crate) slot: usize,
+    pub(crate) layout: &'a Layout,
+    pub(crate) registry: &'a str,
+    pub(crate) settings: &'a RegistrySettings,
 }
 
 /// Set in the postmaster while preloading; `None` in a backend of a server
@@ -46,11 +75,41 @@ static SERVED: OnceLock<Result<Vec<Served>>> = OnceLock::new();
 /// This backend's generators, by slot, built at their first use.
 static GENERATORS: [OnceLock<Generator>; MAX_LAYOUTS] = [const { OnceLock::new() }; MAX_LAYOUTS];
 
-/// Called by `_PG_init` in the postmaster, from `shared_preload_libraries`.
-pub(crate) fn start() {
+/// One clock for every process of the server: made in the postmaster, so
+/// that the children it forks read it alike (a lease's deadline, stamped by
+/// the lease worker, means the same moment in every backend).
+static CLOCK: OnceLock<Arc<dyn Clock>> = OnceLock::new();
+
+pub(crate) fn clock() -> Arc<dyn Clock> {
+    Arc::clone(CLOCK.get_or_init(|| Arc::new(MonotonicClock::new())))
+}
+
+/// The words of slot `slot`.
+pub(crate) fn words(slot: usize) -> &'static SharedState {
+    &SLOTS.get().0[slot]
+}
+
+/// The file that orders the writers of `layout`'s mark.
+pub(crate) fn mark_lock(layout: &Layout) -> std::path::PathBuf {
+    ServerEnvironment::lock_dir().join(format!("{}.lock", layout_key(layout)))
+}
+
+/// The identity of `layout` by the core's rules: a registry is left to the
+/// lease worker (if this build has it), anything else is resolved here.
+fn resolve(layout: &Layout, env: &ServerEnvironment, clock: &Arc<dyn Clock>) -> Result<Identity> {
+    if let EnvChoice::Registry { name, settings } = choose_from_env(layout, env)? {
+        find_connector(CONNECTORS, &name)?;
+        settings.validate()?;
+        return Ok(Identity::Leased { name, settings });
+    }
+    WorkerIdentity::resolve_shared_from(layout, env, Arc::clone(clock)).map(Identity::Shared)
+}
+
+/// Called by `_PG_init` in the postmaster, from `shared_preload_libraries`;
+/// answers whether a lease worker is needed.
+pub(crate) fn start() -> bool {
     pg_shmem_init!(SLOTS = Slots([const { SharedState::new() }; MAX_LAYOUTS]));
-    // One clock for every backend: forked, they read it alike.
-    let clock: Arc<dyn Clock> = Arc::new(MonotonicClock::new());
+    let clock = clock();
     let served = settings::layouts().map(|layouts| {
         let lock_dir = std::fs::create_dir_all(ServerEnvironment::lock_dir());
         layouts
@@ -64,9 +123,9 @@ pub(crate) fn start() {
                             ServerEnvironment::lock_dir().display()
                         ),
                     )),
-                    Ok(()) => ServerEnvironment::new().and_then(|env| {
-                        WorkerIdentity::resolve_shared_from(&layout, &env, Arc::clone(&clock))
-                    }),
+                    Ok(()) => {
+                        ServerEnvironment::new().and_then(|env| resolve(&layout, &env, &clock))
+                    }
                 };
                 if let Err(e) = &identity {
                     warning!(
@@ -83,6 +142,24 @@ pub(crate) fn start() {
         warning!("polyflake: next_id will refuse: {}: {e}", e.code());
     }
     let _ = SERVED.set(served);
+    leases().next().is_some()
+}
+
+/// The layouts whose identity the lease worker holds.
+pub(crate) fn leases() -> impl Iterator<Item = Lease<'static>> {
+    served()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, served)| match &served.identity {
+            Ok(Identity::Leased { name, settings }) => Some(Lease {
+                slot,
+                layout: &served.layout,
+                registry: name,
+                settings,
+            }),
+            _ => None,
+        })
 }
 
 fn served() -> Result<&'static [Served]> {
@@ -122,15 +199,17 @@ fn generator(layout_name: Option<&str>) -> Result<&'static Generator> {
         return Ok(generator);
     }
     let Served { layout, identity } = &served[slot];
-    let identity = identity.as_ref().map_err(Clone::clone)?.share()?;
-    let generator = Generator::builder(layout.clone())
-        .identity(identity)
-        .on_clock_backwards(settings::policy()?)
-        .shared(
-            &SLOTS.get().0[slot],
-            ServerEnvironment::lock_dir().join(format!("{}.lock", layout_key(layout))),
-        )
-        .build()?;
+    let builder = Generator::builder(layout.clone()).on_clock_backwards(settings::policy()?);
+    let generator = match identity.as_ref().map_err(Clone::clone)? {
+        Identity::Shared(identity) => builder
+            .identity(identity.share()?)
+            .shared(words(slot), mark_lock(layout)),
+        Identity::Leased { name, .. } => builder.shared_clock(clock()).follow(
+            words(slot),
+            format!("the {name} lease held by this server's polyflake lease worker"),
+        ),
+    }
+    .build()?;
     Ok(GENERATORS[slot].get_or_init(|| generator))
 }
 
@@ -190,27 +269,33 @@ fn identities() -> TableIterator<
     ),
 > {
     let served = ok(served());
-    TableIterator::new(served.iter().map(|s| match &s.identity {
-        Ok(identity) => {
-            let nodes = s
-                .layout
-                .node_fields()
-                .iter()
-                .zip(identity.nodes())
-                .map(|(f, v)| (f.name().to_string(), serde_json::Value::from(*v)))
-                .collect::<serde_json::Map<_, _>>();
-            (
-                s.layout.name().to_string(),
-                Some(JsonB(serde_json::Value::Object(nodes))),
-                Some(identity.source().to_string()),
-                None,
-            )
+    TableIterator::new(served.iter().map(|s| {
+        let name = s.layout.name().to_string();
+        // What this backend's generator issues under, as next_id would.
+        let generator = generator(Some(s.layout.name())).and_then(|g| g.ready().map(|()| g));
+        match generator {
+            Ok(g) => {
+                let nodes = s
+                    .layout
+                    .node_fields()
+                    .iter()
+                    .zip(g.node_values())
+                    .map(|(f, v)| (f.name().to_string(), serde_json::Value::from(v)))
+                    .collect::<serde_json::Map<_, _>>();
+                (
+                    name,
+                    Some(JsonB(serde_json::Value::Object(nodes))),
+                    Some(g.identity_source()),
+                    None,
+                )
+            }
+            Err(e) => {
+                let error = match crate::detail(&e) {
+                    Some(detail) => format!("{}: {e} ({detail})", e.code()),
+                    None => format!("{}: {e}", e.code()),
+                };
+                (name, None, None, Some(error))
+            }
         }
-        Err(e) => (
-            s.layout.name().to_string(),
-            None,
-            None,
-            Some(format!("{}: {e}", e.code())),
-        ),
     }))
 }

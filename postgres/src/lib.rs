@@ -13,13 +13,15 @@ use pgrx::JsonB;
 use polyflake_core::{Encoding, Error, Layout};
 
 mod generator;
+mod lease_worker;
 mod settings;
 
 ::pgrx::pg_module_magic!();
 
 /// In the postmaster, loading the library from `shared_preload_libraries`:
 /// registers the settings, the generator's shared memory and the
-/// identities (`generator.rs`).
+/// identities (`generator.rs`), and the lease worker if a layout's identity
+/// is leased from a registry (`lease_worker.rs`).
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     // SAFETY: a flag PostgreSQL sets while it preloads libraries. Loaded
@@ -27,7 +29,9 @@ pub extern "C-unwind" fn _PG_init() {
     // settings: next_id says so.
     if unsafe { pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();
-        generator::start();
+        if generator::start() {
+            lease_worker::register();
+        }
     }
 }
 
@@ -49,14 +53,26 @@ fn sqlstate(error: &Error) -> PgSqlErrorCode {
     }
 }
 
-/// Raises the core's error as an SQL error.
+/// Raises the core's error as an SQL error: the message starts with the
+/// contract's code; a lost lease's reason is the error's detail
+/// (`reason: exhausted`), as every binding carries it beside the message.
 fn raise(error: Error) -> ! {
-    ereport!(
-        PgLogLevel::ERROR,
-        sqlstate(&error),
-        format!("{}: {}", error.code(), error)
-    );
-    unreachable!("ereport at ERROR does not return")
+    let message = format!("{}: {}", error.code(), error);
+    match detail(&error) {
+        Some(detail) => {
+            ereport!(ERROR, sqlstate(&error), message, detail);
+        }
+        None => {
+            ereport!(ERROR, sqlstate(&error), message);
+        }
+    }
+}
+
+/// The SQL error's detail for `error`, if it has one.
+pub(crate) fn detail(error: &Error) -> Option<String> {
+    error
+        .lease_lost_reason()
+        .map(|reason| format!("reason: {}", reason.name()))
 }
 
 pub(crate) fn ok<T>(result: polyflake_core::Result<T>) -> T {

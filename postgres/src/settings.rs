@@ -1,6 +1,7 @@
 //! The extension's settings (GUCs) and the environment they make for the
-//! core's identity rules: `polyflake.node_id` and `polyflake.state_dir` are
-//! `POLYFLAKE_NODE_ID` and `POLYFLAKE_STATE_DIR` given in `postgresql.conf`.
+//! core's identity rules: `polyflake.node_id`, `polyflake.state_dir` and the
+//! `polyflake.etcd_*` settings are `POLYFLAKE_NODE_ID`, `POLYFLAKE_STATE_DIR`
+//! and `POLYFLAKE_ETCD_*` given in `postgresql.conf`.
 //! Every one is read when the server starts (`PGC_POSTMASTER`): the
 //! generator's words and identity are the server's, not a session's.
 
@@ -18,6 +19,9 @@ pub(crate) const MAX_LAYOUTS: usize = 8;
 static LAYOUTS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c"twitter"));
 static NODE_ID: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static STATE_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static ETCD_ENDPOINTS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static ETCD_PREFIX: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+static ETCD_NODE_RANGE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static ON_CLOCK_BACKWARDS: GucSetting<Option<CString>> =
     GucSetting::<Option<CString>>::new(Some(c"wait"));
 static MAX_BACKWARDS_MS: GucSetting<i32> =
@@ -46,6 +50,30 @@ pub(crate) fn define() {
         c"The directory of local leases and high-water marks (POLYFLAKE_STATE_DIR).",
         c"Clusters of one host must share it to get different node values.",
         &STATE_DIR,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"polyflake.etcd_endpoints",
+        c"etcd's endpoints, comma-separated (POLYFLAKE_ETCD_ENDPOINTS): lease the node value there.",
+        c"The server's lease worker holds the lease; the other POLYFLAKE_ETCD_* variables apply.",
+        &ETCD_ENDPOINTS,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"polyflake.etcd_prefix",
+        c"The etcd key prefix (POLYFLAKE_ETCD_PREFIX, default /polyflake).",
+        c"",
+        &ETCD_PREFIX,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"polyflake.etcd_node_range",
+        c"The node numbers the etcd lease may claim, START..END with END excluded (POLYFLAKE_ETCD_NODE_RANGE).",
+        c"",
+        &ETCD_NODE_RANGE,
         GucContext::Postmaster,
         GucFlags::default(),
     );
@@ -114,27 +142,40 @@ pub(crate) fn policy() -> Result<BackwardsPolicy> {
 /// The postmaster's environment with the settings that stand for variables.
 #[derive(Debug)]
 pub(crate) struct ServerEnvironment {
-    given: Vec<(&'static str, String)>,
+    given: Vec<(String, String)>,
 }
 
 impl ServerEnvironment {
     /// Refuses a setting whose variable is set too: one identity, one way.
     pub(crate) fn new() -> Result<ServerEnvironment> {
+        use polyflake_core::identity::registry::setting_variable;
+        let etcd = |suffix: &str| setting_variable(polyflake_connectors::ETCD, suffix);
         let mut given = Vec::new();
         for (setting, variable, value) in [
             (
                 "polyflake.node_id",
-                polyflake_core::identity::ENV_NODE_ID,
+                polyflake_core::identity::ENV_NODE_ID.to_owned(),
                 text(&NODE_ID),
             ),
             (
                 "polyflake.state_dir",
-                polyflake_core::identity::ENV_STATE_DIR,
+                polyflake_core::identity::ENV_STATE_DIR.to_owned(),
                 text(&STATE_DIR),
+            ),
+            (
+                "polyflake.etcd_endpoints",
+                etcd("ENDPOINTS"),
+                text(&ETCD_ENDPOINTS),
+            ),
+            ("polyflake.etcd_prefix", etcd("PREFIX"), text(&ETCD_PREFIX)),
+            (
+                "polyflake.etcd_node_range",
+                etcd("NODE_RANGE"),
+                text(&ETCD_NODE_RANGE),
             ),
         ] {
             let Some(value) = value else { continue };
-            if ProcessEnvironment.var(variable).is_some() {
+            if ProcessEnvironment.var(&variable).is_some() {
                 return Err(Error::invalid(
                     ArgumentKind::Usage,
                     format!("both the setting {setting} and the postmaster's variable {variable} are set; give it one way"),
@@ -165,11 +206,7 @@ impl Environment for ServerEnvironment {
     }
     fn polyflake_names(&self) -> Vec<String> {
         let mut names = ProcessEnvironment.polyflake_names();
-        names.extend(
-            self.given
-                .iter()
-                .map(|(variable, _)| (*variable).to_owned()),
-        );
+        names.extend(self.given.iter().map(|(variable, _)| variable.clone()));
         names
     }
 }

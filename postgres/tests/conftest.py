@@ -9,7 +9,9 @@ host share the user's."""
 
 from __future__ import annotations
 
+import base64
 import glob
+import json
 import os
 import pwd
 import shutil
@@ -18,6 +20,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,3 +202,90 @@ def new_cluster(state_dir: Path) -> Iterator[callable]:
     yield make
     for c in made:
         c.close()
+
+
+class Etcd:
+    """One etcd member of the suite's own on 127.0.0.1 (Debian's etcd-server),
+    started here and stopped by its PID; `pause()`/`resume()` stop and
+    continue it (SIGSTOP/SIGCONT), `holders(prefix, layout)` reads the worker
+    keys from etcd itself."""
+
+    def __init__(self) -> None:
+        self.base = Path(tempfile.mkdtemp(prefix="polyflake-pg-etcd-"))
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        peer = f"http://127.0.0.1:{free_port()}"
+        etcd = shutil.which("etcd")
+        assert etcd, "etcd is missing (make deps installs etcd-server)"
+        # etcd keeps its own copy of the log's descriptor.
+        with open(self.base / "etcd.log", "wb") as log:
+            self.process = subprocess.Popen(
+                [etcd, "--name", "pg", "--data-dir", str(self.base / "data")]
+                + [
+                    "--listen-client-urls",
+                    self.url,
+                    "--advertise-client-urls",
+                    self.url,
+                ]
+                + ["--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer]
+                + ["--initial-cluster", f"pg={peer}"],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 30
+        while self.holders("/none", "twitter") is None:
+            assert self.process.poll() is None, "etcd ended"
+            assert time.monotonic() < deadline, "etcd did not answer within 30 s"
+            time.sleep(0.1)
+
+    def call(self, path: str, body: dict) -> dict | None:
+        request = urllib.request.Request(
+            self.url + path, data=json.dumps(body).encode()
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=1) as r:
+                return dict(json.loads(r.read()))
+        except (OSError, ValueError):
+            return None
+
+    def holders(self, prefix: str, layout: str) -> dict[int, str] | None:
+        """Node number -> the holder's value of each worker key (None: no answer)."""
+        key = f"{prefix}/{layout}/workers/"
+        end = key[:-1] + chr(ord(key[-1]) + 1)
+        answer = self.call(
+            "/v3/kv/range",
+            {"key": b64(key), "range_end": b64(end)},
+        )
+        if answer is None:
+            return None
+        return {
+            int(
+                base64.b64decode(kv["key"]).decode().rsplit("/", 1)[1]
+            ): base64.b64decode(kv.get("value", "")).decode()
+            for kv in answer.get("kvs", [])
+        }
+
+    def pause(self) -> None:
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
+    def close(self) -> None:
+        self.resume()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+@pytest.fixture(scope="session")
+def etcd() -> Iterator[Etcd]:
+    server = Etcd()
+    try:
+        yield server
+    finally:
+        server.close()

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::follow::LeadersMark;
 use super::handover::Held;
 use super::marks::{floor_state, Mark};
 use super::shared::{SharedState, Words};
@@ -28,6 +29,7 @@ pub struct GeneratorBuilder {
     mark_lead_ms: i64,
     identity: Option<WorkerIdentity>,
     shared: Option<(&'static SharedState, PathBuf)>,
+    follow: Option<(&'static SharedState, String)>,
 }
 
 impl fmt::Debug for GeneratorBuilder {
@@ -58,6 +60,7 @@ impl GeneratorBuilder {
             mark_lead_ms,
             identity: None,
             shared: None,
+            follow: None,
         }
     }
 
@@ -112,20 +115,40 @@ impl GeneratorBuilder {
     /// the high-water mark. The first generator built on fresh words starts
     /// them past the identity's mark; the others join where they are. The
     /// mark is never lowered when one of them goes, and `close` closes the
-    /// words for every process. A remote lease cannot be shared this way.
+    /// words for every process.
+    ///
+    /// A remote lease is held by one process for all: built with a remote
+    /// identity, the generator leads the words. It stops the followers of a
+    /// previous leader, starts the words past its identity's mark with its
+    /// node bits, and publishes the lease's deadline at its first
+    /// [`lead`](Generator::lead); the other processes [`follow`](Self::follow).
     pub fn shared(mut self, words: &'static SharedState, mark_lock: impl Into<PathBuf>) -> Self {
         self.shared = Some((words, mark_lock.into()));
         self
     }
 
+    /// Issues on `words` under the remote lease another process holds for
+    /// them and [leads](Generator::lead): the node bits, the deadline and the
+    /// mark's limit are the leader's, read from the words; IDs are refused
+    /// (`LEASE_LOST`, with the leader's reason) from the published deadline
+    /// on, and when the mark's limit is reached. `source` says, for people,
+    /// where the lease is held. Give no identity or node fields.
+    pub fn follow(mut self, words: &'static SharedState, source: impl Into<String>) -> Self {
+        self.follow = Some((words, source.into()));
+        self
+    }
+
     /// Validates the identity against the layout and builds.
     pub fn build(mut self) -> Result<Generator> {
-        let layout = self.layout;
-        if u32::from(layout.time_bits()) + u32::from(layout.sequence_bits()) > 63 {
+        if u32::from(self.layout.time_bits()) + u32::from(self.layout.sequence_bits()) > 63 {
             return Err(Error::InvalidLayout(
                 "a generator needs time_bits + sequence_bits <= 63".into(),
             ));
         }
+        if let Some((words, source)) = self.follow.take() {
+            return self.build_follower(words, source);
+        }
+        let layout = self.layout;
         let mut source = "given by the caller".to_owned();
         let mut mark_store = None;
         let mut resumed_ms = None;
@@ -211,12 +234,18 @@ impl GeneratorBuilder {
                 words.resume_ticks.store(resume_ticks, Ordering::Relaxed);
                 (Words::Own(words), None)
             }
-            Some(_) if held.is_some() => {
-                return Err(Error::invalid(
-                    ArgumentKind::Usage,
-                    "a remote lease's identity cannot be shared between processes: each would take up its own next identity"
-                        .into(),
-                ));
+            Some((words, mark_lock)) if held.is_some() => {
+                // The leader of the words: a previous leader's followers stop
+                // first; then the words move past this identity's mark (a
+                // handover, whatever the previous identity issued), its first
+                // mark is written before any ID, and its bits are published.
+                words.lease_deadline.store(i64::MIN, Ordering::Release);
+                words.mark_limit.store(0, Ordering::Release);
+                if state != NONE {
+                    raise(&words.state, state);
+                }
+                words.node_bits.store(node_bits, Ordering::Release);
+                (Words::Shared(words), Some(mark_lock))
             }
             Some((words, mark_lock)) => {
                 // Only fresh words start at the mark: a process joining later
@@ -238,17 +267,21 @@ impl GeneratorBuilder {
                         Ordering::Acquire,
                     );
                 }
+                words.node_bits.store(node_bits, Ordering::Release);
                 (Words::Shared(words), Some(mark_lock))
             }
         };
+        if let Words::Own(words) = &words {
+            words.node_bits.store(node_bits, Ordering::Relaxed);
+        }
         Ok(Generator {
-            node_bits: AtomicU64::new(node_bits),
-            identity: Mutex::new(IdentityNote { nodes, source }),
+            identity: Mutex::new(IdentityNote { source }),
             clock,
             policy: self.policy,
             words,
             mark: mark_store.map(|store| Mark::new(store, self.mark_lead_ms, across)),
             held,
+            following: false,
             // Only a mark's own lead is waited out; a bare `after` is not.
             resume_grace_ms: if resumed_ms.is_some() {
                 self.mark_lead_ms as u64
@@ -259,5 +292,43 @@ impl GeneratorBuilder {
             closed_from: AtomicU64::new(NONE),
             layout,
         })
+    }
+
+    /// A generator that follows the leader of `words` (`follow.rs`).
+    fn build_follower(self, words: &'static SharedState, source: String) -> Result<Generator> {
+        if self.identity.is_some() || self.positional.is_some() || !self.named.is_empty() {
+            return Err(Error::invalid(
+                ArgumentKind::Usage,
+                "a generator that follows another process's lease takes its identity from the words; give no identity or node fields".into(),
+            ));
+        }
+        let clock = match self.clock {
+            Some(clock) => ClockSource::new(clock),
+            None => ClockSource::Monotonic(Arc::new(MonotonicClock::new())),
+        };
+        Ok(Generator {
+            identity: Mutex::new(IdentityNote { source }),
+            clock,
+            policy: self.policy,
+            words: Words::Shared(words),
+            mark: Some(Mark::new(Arc::new(LeadersMark), self.mark_lead_ms, None)),
+            held: None,
+            following: true,
+            resume_grace_ms: 0,
+            counters: Default::default(),
+            closed_from: AtomicU64::new(NONE),
+            layout: self.layout,
+        })
+    }
+}
+
+/// Raises `state` to at least `floor` (a handover's start).
+fn raise(state: &super::shared::Word, floor: u64) {
+    let mut current = state.load(Ordering::Acquire);
+    while current == NONE || current < floor {
+        match state.compare_exchange_weak(current, floor, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => break,
+            Err(actual) => current = actual,
+        }
     }
 }

@@ -4,6 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use super::handover::Held;
 use super::{lock, Generator, CLOSED, NONE};
 use crate::error::{Error, LeaseLostReason, Result};
 use crate::identity::mark::MarkStore;
@@ -47,7 +48,17 @@ impl Generator {
             drop(std::mem::replace(&mut *lock(&mark.store), released));
         }
         if let Some(held) = &self.held {
+            self.stop_followers(held);
             drop(lock(&held.lease).take());
+        }
+    }
+
+    /// Ends the claim in force before the lease is released, so that the
+    /// processes following it on shared words stop first, saying why.
+    fn stop_followers(&self, held: &Held) {
+        held.tenure.end();
+        if let Some(words) = self.words.shared() {
+            words.refuse_followers(&closed());
         }
     }
 
@@ -95,5 +106,8 @@ impl Drop for Generator {
     fn drop(&mut self) {
         let state = self.words().state.load(Ordering::Acquire);
         self.settle_mark(state);
+        if let Some(held) = &self.held {
+            self.stop_followers(held);
+        }
     }
 }

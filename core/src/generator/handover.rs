@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use super::marks::floor_state;
 use super::{closed, lock, Generator, CLOSED, NONE};
 use crate::error::{Error, LeaseLostReason, Result};
-use crate::id::layout::MAX_NODE_FIELDS;
 use crate::identity::check::Verdict;
 use crate::identity::tenure::{Claim, RemoteLease, Tenure};
 
@@ -122,13 +121,10 @@ impl Generator {
         // The new store's mark, even if lower than the old store's.
         self.words().mark_limit.store(limit, Ordering::Release);
         *store = Arc::clone(&claim.mark);
-        self.node_bits.store(node_bits, Ordering::Release);
-        {
-            let mut note = lock(&self.identity);
-            note.nodes = [0; MAX_NODE_FIELDS];
-            note.nodes[..claim.nodes.len()].copy_from_slice(&claim.nodes);
-            note.source.clone_from(&claim.source);
-        }
+        // Shared words: the processes that follow this one's lease issue
+        // under the new bits from its deadline on.
+        self.words().node_bits.store(node_bits, Ordering::Release);
+        lock(&self.identity).source.clone_from(&claim.source);
         if let Some(previous_ms) = previous_ms.filter(|&ms| ms >= layout.epoch_ms()) {
             self.raise_state(floor_state(layout, previous_ms)?);
         }

@@ -7,6 +7,7 @@
 mod builder;
 mod closing;
 mod counts;
+mod follow;
 mod handover;
 mod marks;
 mod request;
@@ -18,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::clock::{Clock, ClockSource};
 use crate::error::{ArgumentKind, Error, Result};
-use crate::id::layout::{Layout, MAX_NODE_FIELDS};
+use crate::id::layout::Layout;
 use crate::identity::mark::DEFAULT_MARK_LEAD_MS;
 use crate::identity::registry::LeaseConnector;
 
@@ -150,8 +151,6 @@ const CLOSED: u64 = u64::MAX - 1;
 /// `(tick, sequence)` word).
 pub struct Generator {
     layout: Layout,
-    /// Changes only when a remote lease hands over a new identity.
-    node_bits: AtomicU64,
     identity: Mutex<IdentityNote>,
     clock: ClockSource,
     policy: BackwardsPolicy,
@@ -163,6 +162,9 @@ pub struct Generator {
     words: Words,
     mark: Option<Mark>,
     held: Option<Held>,
+    /// Issues under the lease another process holds for the shared words
+    /// (`follow.rs`): refuses once the deadline it publishes there passes.
+    following: bool,
     resume_grace_ms: u64,
     counters: Counters,
     /// The state `close` replaced (NONE until then): the last issued tick.
@@ -170,7 +172,6 @@ pub struct Generator {
 }
 
 struct IdentityNote {
-    nodes: [u64; MAX_NODE_FIELDS],
     source: String,
 }
 
@@ -234,7 +235,11 @@ impl Generator {
     /// The worker identity, in layout order. Under a remote lease it can
     /// change when the lease is lost and a new identity is claimed.
     pub fn node_values(&self) -> Vec<u64> {
-        lock(&self.identity).nodes[..self.layout.node_fields().len()].to_vec()
+        let bits = self.words().node_bits.load(Ordering::Acquire);
+        self.layout
+            .decode(bits)
+            .map(|parts| parts.nodes().to_vec())
+            .unwrap_or_default()
     }
     /// The backwards policy.
     pub fn policy(&self) -> BackwardsPolicy {
@@ -258,6 +263,8 @@ impl Generator {
             if now_ms >= held.tenure.valid_until_ms() {
                 self.take_up_claim(held, now_ms)?;
             }
+        } else if self.following {
+            self.follow_deadline(now_ms)?;
         }
         let state = self.words().state.load(Ordering::Acquire);
         if state == NONE {
@@ -437,6 +444,13 @@ impl Generator {
                     now_ms = self.clock.now_ms();
                     continue;
                 }
+            } else if self.following
+                && now_ms >= self.words().lease_deadline.load(Ordering::Acquire)
+            {
+                self.follow_deadline(now_ms)?;
+                current = self.words().state.load(Ordering::Acquire);
+                now_ms = self.clock.now_ms();
+                continue;
             }
             let now = layout.ticks_at(now_ms)?;
             let mut ran_ahead = false;
@@ -489,7 +503,7 @@ impl Generator {
             let next = (ticks << seq_bits) | (first + count - 1);
             // Read after the lease check: a new identity's bits are published
             // before its deadline.
-            let node_bits = self.node_bits.load(Ordering::Acquire);
+            let node_bits = self.words().node_bits.load(Ordering::Acquire);
             match self.words().state.compare_exchange_weak(
                 current,
                 next,

@@ -8,6 +8,9 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::Path;
+// The lease's words are std's under loom too: loom models the state word's
+// compare-and-swap; the lease's deadline is written by one process.
+use std::sync::atomic::{AtomicI64, AtomicU64};
 
 // Under `--cfg loom` the words are loom's, so that core/tests/loom.rs runs
 // the compare-and-swap under every interleaving loom can reach.
@@ -32,6 +35,19 @@ pub struct SharedState {
     pub(super) mark_limit: Word,
     /// The tick of the high-water mark the first generator started past.
     pub(super) resume_ticks: Word,
+    /// The worker identity's bits, as IDs carry them: written by every
+    /// generator built on the words, and by the leader of a remote lease
+    /// when it takes up a new identity.
+    pub(super) node_bits: Word,
+    /// Under a remote lease held by one process for all (the leader, see
+    /// [`GeneratorBuilder::shared`](super::GeneratorBuilder::shared)): until
+    /// when, on the generators' clock, IDs may be issued (`i64::MIN`: not
+    /// held). The leader's tenure writes it; followers compare with it.
+    pub(crate) lease_deadline: AtomicI64,
+    /// Why the leader last failed to hold the lease: an index into
+    /// `LeaseLostReason::ALL` plus one (0: no failure, `u64::MAX`: an error
+    /// of another kind).
+    pub(super) lease_refusal: AtomicU64,
 }
 
 macro_rules! fresh {
@@ -40,6 +56,9 @@ macro_rules! fresh {
             state: Word::new(NONE),
             mark_limit: Word::new(0),
             resume_ticks: Word::new(NONE),
+            node_bits: Word::new(0),
+            lease_deadline: AtomicI64::new(i64::MIN),
+            lease_refusal: AtomicU64::new(0),
         }
     };
 }
@@ -82,6 +101,14 @@ impl Words {
 
     pub(super) fn is_shared(&self) -> bool {
         matches!(self, Words::Shared(_))
+    }
+
+    /// The words other processes share, if these are.
+    pub(super) fn shared(&self) -> Option<&'static SharedState> {
+        match self {
+            Words::Own(_) => None,
+            Words::Shared(words) => Some(words),
+        }
     }
 }
 

@@ -211,6 +211,10 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
                     std::time::Duration::from_millis(parse_number(&variable, &ms)?);
             }
         }
+        let variable = super::registry::setting_variable(&name, "NODE_RANGE");
+        if let Some(text) = read(env, &variable)? {
+            settings.node_range = Some(parse_range(&variable, &text)?);
+        }
         return Ok(EnvChoice::Registry { name, settings });
     }
     if let Some(text) = node_id {
@@ -271,6 +275,25 @@ pub fn choose_from_env(layout: &Layout, env: &dyn Environment) -> Result<EnvChoi
 
 /// Set in every Kubernetes container.
 const ENV_KUBERNETES: &str = "KUBERNETES_SERVICE_HOST";
+
+/// `START..END`, the node numbers from `START` up to `END` excluded, as
+/// every binding's `node_range` (checked against the layout when claimed).
+fn parse_range(variable: &str, text: &str) -> Result<std::ops::Range<u64>> {
+    let Some((start, end)) = text.split_once("..") else {
+        return Err(Error::invalid(
+            ArgumentKind::Configuration,
+            format!("{variable}={text:?} is not a range START..END (END excluded): 20..24 claims 20 to 23"),
+        ));
+    };
+    let range = parse_number(variable, start)?..parse_number(variable, end)?;
+    if range.is_empty() {
+        return Err(Error::invalid(
+            ArgumentKind::Configuration,
+            format!("{variable}={text:?} holds no node number (END is excluded)"),
+        ));
+    }
+    Ok(range)
+}
 
 fn parse_number(variable: &str, text: &str) -> Result<u64> {
     let trimmed = text.trim();
@@ -499,12 +522,26 @@ mod tests {
                 ("POLYFLAKE_KV_PREFIX", "/ids"),
                 ("POLYFLAKE_KV_MAX_CLOCK_GAP_MS", "2500"),
                 ("POLYFLAKE_KV_TTL_MS", "4000"),
+                ("POLYFLAKE_KV_NODE_RANGE", "20..24"),
             ]),
         )
         .unwrap();
         let EnvChoice::Registry { name, settings } = choice else {
             panic!("{choice:?}")
         };
+        assert_eq!(settings.node_range, Some(20..24));
+        for bad in ["20", "24..20", "20..20", "a..b", "20..-1"] {
+            let err = choose_from_env(
+                &t,
+                &env(&[
+                    ("POLYFLAKE_KV_ENDPOINTS", "http://127.0.0.1:1"),
+                    ("POLYFLAKE_KV_NODE_RANGE", bad),
+                ]),
+            )
+            .unwrap_err();
+            assert_eq!(err.code(), "INVALID_ARGUMENT", "{bad}");
+            assert!(err.to_string().contains("POLYFLAKE_KV_NODE_RANGE"), "{err}");
+        }
         assert_eq!(name, "kv");
         assert_eq!(settings.endpoints, ["http://127.0.0.1:1"]);
         assert_eq!(settings.prefix, "/ids");

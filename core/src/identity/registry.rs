@@ -223,7 +223,7 @@ pub fn prefix_variable(name: &str) -> String {
 
 /// `POLYFLAKE_<NAME>_<SUFFIX>`: one of a registry's settings from the
 /// environment (`ENDPOINTS`, `PREFIX`, `MAX_CLOCK_GAP_MS`, `TTL_MS`,
-/// `KEEP_ALIVE_MS`, `SAFETY_MARGIN_MS`, `REQUEST_TIMEOUT_MS`).
+/// `KEEP_ALIVE_MS`, `SAFETY_MARGIN_MS`, `REQUEST_TIMEOUT_MS`, `NODE_RANGE`).
 pub fn setting_variable(name: &str, suffix: &str) -> String {
     format!("POLYFLAKE_{}_{suffix}", name.to_ascii_uppercase())
 }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use super::mark::MarkStore;
@@ -57,6 +57,10 @@ pub type Generation = u64;
 pub struct Tenure {
     /// Deadline of the claim in use; `i64::MIN` once it is known lost.
     valid_until_ms: AtomicI64,
+    /// Where the deadline is kept once published to other processes (the
+    /// words of a generator that leads them): from then on every write goes
+    /// there, so that they stop when this process would.
+    published: OnceLock<&'static AtomicI64>,
     state: Mutex<State>,
     offered: Condvar,
 }
@@ -117,6 +121,7 @@ impl Default for Tenure {
     fn default() -> Self {
         Tenure {
             valid_until_ms: AtomicI64::new(i64::MIN),
+            published: OnceLock::new(),
             state: Mutex::new(State {
                 next: 1,
                 ..State::default()
@@ -139,7 +144,35 @@ impl Tenure {
     /// The deadline of the claim in use, on the generator's clock.
     #[inline]
     pub fn valid_until_ms(&self) -> i64 {
-        self.valid_until_ms.load(Ordering::Acquire)
+        self.deadline().load(Ordering::Acquire)
+    }
+
+    /// The word the deadline is kept in: this tenure's, or the one it was
+    /// published to. Written only under the state's lock.
+    #[inline]
+    fn deadline(&self) -> &AtomicI64 {
+        match self.published.get() {
+            Some(word) => word,
+            None => &self.valid_until_ms,
+        }
+    }
+
+    /// Whether the deadline was published ([`publish_to`](Self::publish_to)).
+    pub(crate) fn is_published(&self) -> bool {
+        self.published.get().is_some()
+    }
+
+    /// Keeps the deadline in `word` from now on, where other processes read
+    /// it (`SharedState`); it takes the current value at once.
+    pub(crate) fn publish_to(&self, word: &'static AtomicI64) {
+        let _state = self.state();
+        if self.published.get().is_none() {
+            word.store(
+                self.valid_until_ms.load(Ordering::Acquire),
+                Ordering::Release,
+            );
+            let _ = self.published.set(word);
+        }
     }
 
     /// The claim of `generation` was renewed until `valid_until_ms`.
@@ -164,8 +197,7 @@ impl Tenure {
             state.outrun = None;
             state.counts.renewals += 1;
             state.lapse_counted = false;
-            self.valid_until_ms
-                .fetch_max(valid_until_ms, Ordering::AcqRel);
+            self.deadline().fetch_max(valid_until_ms, Ordering::AcqRel);
         }
     }
 
@@ -181,7 +213,7 @@ impl Tenure {
             && state.lost.is_none()
             && state.counts.renewals == renewals
             && self
-                .valid_until_ms
+                .deadline()
                 .compare_exchange(stamp, i64::MIN, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
         {
@@ -196,7 +228,7 @@ impl Tenure {
         if state.applied == generation {
             state.count_loss();
             state.lost = Some((reason, why.into()));
-            self.valid_until_ms.store(i64::MIN, Ordering::Release);
+            self.deadline().store(i64::MIN, Ordering::Release);
         } else if matches!(&state.pending, Some((g, _)) if *g == generation) {
             state.pending = None;
         } else if matches!(state.applying, Some((g, _)) if g == generation) {
@@ -268,6 +300,19 @@ impl Tenure {
         self.lost(generation, LeaseLostReason::CheckRefused, why);
     }
 
+    /// The generator is gone or closed: the claim in force ends now (not
+    /// counted as a loss), and renewals that arrive before the lease is
+    /// released are ignored.
+    pub(crate) fn end(&self) {
+        let mut state = self.state();
+        state.pending = None;
+        state.lost = Some((
+            LeaseLostReason::Closed,
+            "the generator was closed: its worker identity is given up".to_owned(),
+        ));
+        self.deadline().store(i64::MIN, Ordering::Release);
+    }
+
     /// Drops a taken claim that the check refused (it is not put back).
     pub(crate) fn discard(&self, generation: Generation) {
         let mut state = self.state();
@@ -283,7 +328,7 @@ impl Tenure {
         state.lost = None;
         state.outrun = None;
         state.lapse_counted = false;
-        self.valid_until_ms.store(valid_until_ms, Ordering::Release);
+        self.deadline().store(valid_until_ms, Ordering::Release);
     }
 
     /// Takes the offered claim, if any, else says why IDs are refused: the
@@ -328,6 +373,11 @@ impl Tenure {
     /// Puts the taken claim in force.
     pub(crate) fn apply(&self, generation: Generation) {
         let mut state = self.state();
+        if matches!(state.lost, Some((LeaseLostReason::Closed, _))) {
+            // Ended meanwhile (`end`): nothing is put in force again.
+            state.applying = None;
+            return;
+        }
         let until = match state.applying.take() {
             Some((g, until)) if g == generation => until,
             _ => i64::MIN,
@@ -344,7 +394,7 @@ impl Tenure {
                 "the lease was lost while it was being taken up".to_owned(),
             )
         });
-        self.valid_until_ms.store(until, Ordering::Release);
+        self.deadline().store(until, Ordering::Release);
     }
 
     /// Hands back a taken claim that could not be put in force, to be tried
