@@ -92,6 +92,14 @@ export declare class Generator {
    * refuse with `INVALID_ARGUMENT`.
    */
   static fromEtcd(layout: Layout | PresetName, options: EtcdOptions): Generator
+  /**
+   * Claims the worker identity now rather than at the first use, and
+   * returns the generator: `Generator.fromEnv('twitter').claim()` fails at
+   * start when no identity is to be had.
+   */
+  claim(): this
+  /** Whether the worker identity was claimed. */
+  get claimed(): boolean
   /** The next ID. */
   nextId(): bigint
   /** The next ID as a decimal string. */
@@ -106,13 +114,14 @@ export declare class Generator {
   close(): void
   /**
    * Counts since the generator was built: waits at the per-tick ceiling,
-   * clock-backwards events by outcome, the lease's renewals and losses.
+   * clock-backwards events by outcome, the lease's renewals and losses
+   * (all zero before the identity is claimed).
    */
   stats(): GeneratorStats
   get layout(): JsLayout
-  /** Where the worker identity came from. */
+  /** Where the worker identity came from (claiming it, if not yet). */
   get identitySource(): string
-  /** The worker identity, by camelCase field name. */
+  /** The worker identity, by camelCase field name (claiming it, if not yet). */
   get nodeFields(): Record<string, number>
 }
 export type JsGenerator = Generator

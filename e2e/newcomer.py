@@ -42,13 +42,14 @@ def main() -> None:
     with open(args.out, "w") as out:
         while generator is None and not stop.requested:
             try:
+                # claim(): the value is taken now, or refused now.
                 generator = polyflake.Generator.from_etcd(
                     "twitter",
                     os.environ["POLYFLAKE_ETCD_ENDPOINTS"],
                     prefix=os.environ["POLYFLAKE_ETCD_PREFIX"],
                     node_range=(args.node, args.node + 1),
                     **durations,
-                )
+                ).claim()
             except PolyflakeError as e:
                 refusals[e.code] = refusals.get(e.code, 0) + 1
                 time.sleep(0.1)

@@ -73,7 +73,7 @@ test('fromEnv leases distinct identities from etcd', () => {
 test('an unreachable etcd is a LEASE_LOST error', async () => {
   process.env.POLYFLAKE_ETCD_ENDPOINTS = `http://127.0.0.1:${await freePort()}`
   try {
-    assert.throws(() => Generator.fromEnv('twitter'),
+    assert.throws(() => Generator.fromEnv('twitter').claim(),
       (e) => e.code === 'LEASE_LOST' && /cannot reach etcd/.test(e.message) && e.reason === 'unreachable' && e.retryable === true)
   } finally {
     delete process.env.POLYFLAKE_ETCD_ENDPOINTS
@@ -85,7 +85,7 @@ test('fromEtcd takes the etcd settings; bad ones are INVALID_ARGUMENT', () => {
   const b = Generator.fromEtcd('twitter', { endpoints: [url], prefix: '/node-from-etcd', nodeRange: [5, 7] })
   assert.match(a.identitySource, /on node 5 /)
   assert.match(b.identitySource, /on node 6 /)
-  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: [url], prefix: '/node-from-etcd', nodeRange: [5, 7] }),
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: [url], prefix: '/node-from-etcd', nodeRange: [5, 7] }).claim(),
     (e) => e.code === 'LEASE_LOST' && /every one of the 2 node values/.test(e.message) && e.reason === 'exhausted')
   assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, ttlMs: 2500 }),
     (e) => e.code === 'INVALID_ARGUMENT' && /whole seconds/.test(e.message) && e.kind === 'configuration')
@@ -113,12 +113,12 @@ test('a check that refuses value 0 leads to value 1; a throwing check is an erro
   // The refused value was released at once.
   const plain = Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', nodeRange: [0, 3] })
   assert.deepEqual(plain.nodeFields, { datacenterId: 0, machineId: 0 })
-  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: () => { throw new Error('registry down') } }),
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: () => { throw new Error('registry down') } }).claim(),
     (e) => e.code === 'INVALID_ARGUMENT' && /check threw Error: registry down/.test(e.message) && e.kind === 'node_check')
   // Every value of the range refused: the lease has none left to offer.
-  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-refuse-all', nodeRange: [0, 2], check: () => false }),
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-refuse-all', nodeRange: [0, 2], check: () => false }).claim(),
     (e) => e.code === 'LEASE_LOST' && e.reason === 'check_refused' && e.retryable === false)
-  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: () => 1 }),
+  assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: () => 1 }).claim(),
     (e) => e.code === 'INVALID_ARGUMENT' && /must return a boolean/.test(e.message))
   assert.throws(() => Generator.fromEtcd('twitter', { endpoints: url, prefix: '/node-check', check: 5 }),
     (e) => e.name === 'TypeError' && /check/.test(e.message))

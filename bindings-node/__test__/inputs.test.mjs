@@ -139,7 +139,7 @@ test('fromEnv follows the environment', () => {
     assert.match(g.identitySource, /^POLYFLAKE_NODE_ID=37 \(locked at /)
     assert.ok(g instanceof pf.Generator)
     // One live generator per identity: the second is refused, naming the holder.
-    assert.throws(() => pf.Generator.fromEnv('twitter'),
+    assert.throws(() => pf.Generator.fromEnv('twitter').claim(),
       (e) => e.code === 'LEASE_LOST' && e.message.includes(`pid ${process.pid}`) && e.reason === 'taken_over')
   })
   withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: 'x' }, () => {
@@ -171,7 +171,7 @@ test('a check on the local lease takes the next value; a given value it refuses 
     assert.throws(() => new pf.Generator('snowflake', { nodeId: 1, check: () => true }), { name: 'TypeError' })
   })
   withEnv({ POLYFLAKE_STATE_DIR: dir, POLYFLAKE_NODE_ID: '0' }, () => {
-    assert.throws(() => pf.Generator.fromEnv('snowflake', { check: (nodes) => nodes[0] !== 0 }),
+    assert.throws(() => pf.Generator.fromEnv('snowflake', { check: (nodes) => nodes[0] !== 0 }).claim(),
       { code: 'INVALID_ARGUMENT', message: /refused node values \[0\]/ })
   })
 })
@@ -254,7 +254,7 @@ test('a state directory that cannot be created is a STATE_IO error with the OS e
   const file = join(mkdtempSync(join(tmpdir(), 'polyflake-node-io-')), 'file')
   writeFileSync(file, '')
   withEnv({ POLYFLAKE_STATE_DIR: file, POLYFLAKE_NODE_ID: undefined }, () => {
-    assert.throws(() => pf.Generator.fromEnv('snowflake'),
+    assert.throws(() => pf.Generator.fromEnv('snowflake').claim(),
       (e) => e.constructor === Error && e.code === 'STATE_IO' && e.path.startsWith(file) && e.errno > 0)
   })
 })

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi::Env;
-use polyflake::{Generator, Layout};
+use polyflake::{FirstUse, Layout};
 
 use crate::args::{exact_number, u64_arg};
 use crate::error::{throw, wrong_type, OrThrow};
@@ -87,7 +87,7 @@ unsafe fn guarded(
 }
 
 struct Bound {
-    generator: Arc<Generator>,
+    generator: Arc<FirstUse>,
     as_string: bool,
 }
 
@@ -104,7 +104,11 @@ unsafe extern "C" fn next_id(env: sys::napi_env, info: sys::napi_callback_info) 
                 &mut data,
             ))?;
             let bound = &*data.cast::<Bound>();
-            let id = bound.generator.next_id().map_err(|err| throw(e, err))?;
+            let id = bound
+                .generator
+                .get()
+                .and_then(polyflake::Generator::next_id)
+                .map_err(|err| throw(e, err))?;
             let mut out = ptr::null_mut();
             if bound.as_string {
                 let text = polyflake::Encoding::Decimal.encode(id);
@@ -125,7 +129,7 @@ unsafe extern "C" fn next_id(env: sys::napi_env, info: sys::napi_callback_info) 
 
 pub(crate) fn bind_next_id(
     env: &Env,
-    generator: Arc<Generator>,
+    generator: Arc<FirstUse>,
     as_string: bool,
 ) -> Result<Unknown<'_>> {
     let name = if as_string { "nextIdString" } else { "nextId" };

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
-use polyflake::{Generator, GeneratorRequest};
+use polyflake::{FirstUse, Generator, GeneratorRequest};
 use polyflake_connectors::CONNECTORS;
 
 use crate::args::{camel, exact_number, u64_arg};
@@ -16,14 +16,25 @@ use crate::request::{request, Source};
 /// Issues IDs for one worker identity; safe to share, never the same ID twice.
 #[napi(js_name = "Generator")]
 pub struct JsGenerator {
-    inner: Arc<Generator>,
+    /// The core's generator, its identity claimed at the first use (ADR 0017).
+    inner: Arc<FirstUse>,
 }
 
-/// The one way a generator is made: the request resolved with this build's connectors.
+/// The one way a generator is made: the request checked now and resolved
+/// with this build's connectors at the first use (values given outright are
+/// built now).
 fn made(env: &Env, request: GeneratorRequest) -> Result<JsGenerator> {
     Ok(JsGenerator {
-        inner: Arc::new(request.resolve(CONNECTORS).or_throw(env)?),
+        inner: Arc::new(FirstUse::new(request, CONNECTORS).or_throw(env)?),
     })
+}
+
+impl JsGenerator {
+    /// The generator, claiming its identity if this is its first use.
+    #[inline]
+    fn generator(&self, env: &Env) -> Result<&Generator> {
+        self.inner.get().or_throw(env)
+    }
 }
 
 #[napi]
@@ -80,16 +91,31 @@ impl JsGenerator {
         })
     }
 
+    /// Claims the worker identity now rather than at the first use, and
+    /// returns the generator: `Generator.fromEnv('twitter').claim()` fails at
+    /// start when no identity is to be had.
+    #[napi(catch_unwind, ts_return_type = "this")]
+    pub fn claim<'this>(&self, env: Env, this: This<'this>) -> Result<Unknown<'this>> {
+        self.generator(&env)?;
+        Ok(this.object.to_unknown())
+    }
+
+    /// Whether the worker identity was claimed.
+    #[napi(getter)]
+    pub fn claimed(&self) -> bool {
+        self.inner.claimed_generator().is_some()
+    }
+
     /// The next ID.
     #[napi(catch_unwind)]
     pub fn next_id(&self, env: Env) -> Result<u64> {
-        self.inner.next_id().or_throw(&env)
+        self.generator(&env)?.next_id().or_throw(&env)
     }
 
     /// The next ID as a decimal string.
     #[napi(catch_unwind)]
     pub fn next_id_string(&self, env: Env) -> Result<String> {
-        Ok(self.inner.next_id().or_throw(&env)?.to_string())
+        Ok(self.generator(&env)?.next_id().or_throw(&env)?.to_string())
     }
 
     /// `n` strictly increasing IDs in one call.
@@ -100,8 +126,9 @@ impl JsGenerator {
         #[napi(ts_arg_type = "number")] n: Unknown<'_>,
     ) -> Result<BigUint64Array> {
         let n = Generator::batch_size(u64_arg(&env, "n", &n)?).or_throw(&env)?;
+        let generator = self.generator(&env)?;
         let mut ids = vec![0u64; n];
-        self.inner.fill(&mut ids).or_throw(&env)?;
+        generator.fill(&mut ids).or_throw(&env)?;
         Ok(BigUint64Array::new(ids))
     }
 
@@ -114,34 +141,40 @@ impl JsGenerator {
     }
 
     /// Counts since the generator was built: waits at the per-tick ceiling,
-    /// clock-backwards events by outcome, the lease's renewals and losses.
+    /// clock-backwards events by outcome, the lease's renewals and losses
+    /// (all zero before the identity is claimed).
     #[napi(catch_unwind)]
     pub fn stats(&self) -> crate::counts::GeneratorStats {
-        self.inner.stats().into()
+        self.inner
+            .claimed_generator()
+            .map(Generator::stats)
+            .unwrap_or_default()
+            .into()
     }
 
     #[napi(getter)]
     pub fn layout(&self) -> JsLayout {
         JsLayout {
-            inner: self.inner.layout().clone(),
+            inner: self.inner.request().layout.clone(),
         }
     }
 
-    /// Where the worker identity came from.
+    /// Where the worker identity came from (claiming it, if not yet).
     #[napi(getter)]
-    pub fn identity_source(&self) -> String {
-        self.inner.identity_source()
+    pub fn identity_source(&self, env: Env) -> Result<String> {
+        Ok(self.generator(&env)?.identity_source())
     }
 
-    /// The worker identity, by camelCase field name.
+    /// The worker identity, by camelCase field name (claiming it, if not yet).
     #[napi(getter)]
     pub fn node_fields(&self, env: Env) -> Result<std::collections::HashMap<String, f64>> {
         // Numbers, as decode's node fields; a value past 2^53 is a RangeError, never cut.
-        self.inner
+        let generator = self.generator(&env)?;
+        generator
             .layout()
             .node_fields()
             .iter()
-            .zip(self.inner.node_values())
+            .zip(generator.node_values())
             .map(|(f, v)| {
                 Ok((
                     camel(f.name()),

@@ -1,6 +1,8 @@
 //! `polyflake.Generator`: wraps `polyflake::Generator`.
 
-use polyflake::{Generator, IdentityRequest, TryNext};
+use std::sync::OnceLock;
+
+use polyflake::{FirstUse, Generator, IdentityRequest, TryNext};
 use polyflake_connectors::{CONNECTORS, ETCD};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -15,15 +17,35 @@ use crate::request::request;
 
 #[pyclass(name = "Generator", module = "polyflake._polyflake", frozen)]
 pub struct PyGenerator {
-    inner: Generator,
+    /// The core's generator, its identity claimed at the first use (ADR 0017).
+    inner: FirstUse,
     layout: Py<PyLayout>,
-    fork_generation: u64,
+    /// The process's fork generation when the identity was claimed: a copy
+    /// in a child forked after that refuses (`fork.rs`).
+    claimed_in: OnceLock<u64>,
 }
 
 impl PyGenerator {
+    /// The generator, claiming its identity if this is the first use in this
+    /// process (without the GIL: claiming may lock files or wait on the
+    /// network); refused in a forked child if claimed before the fork.
+    #[inline]
+    fn generator(&self, py: Python<'_>) -> PyResult<&Generator> {
+        if let Some(generator) = self.inner.claimed_generator() {
+            // Unset only for an instant after another thread claimed.
+            if let Some(&claimed_in) = self.claimed_in.get() {
+                fork::same_process(claimed_in)?;
+            }
+            return Ok(generator);
+        }
+        let generator = py.detach(|| self.inner.get()).py_err()?;
+        let _ = self.claimed_in.set(fork::generation());
+        Ok(generator)
+    }
+
     /// The one way a generator is made: the arguments as the core's request,
-    /// resolved with this build's connectors. Resolving may lock files or
-    /// wait on the network: other threads run meanwhile.
+    /// checked now and resolved with this build's connectors at the first
+    /// use (node values given outright are built now).
     fn made(
         layout: Bound<'_, PyLayout>,
         identity: IdentityRequest,
@@ -40,14 +62,15 @@ impl PyGenerator {
             max_backwards_ms,
             check,
         )?;
-        let inner = layout
-            .py()
-            .detach(|| request.resolve(CONNECTORS))
-            .py_err()?;
+        let inner = FirstUse::new(request, CONNECTORS).py_err()?;
+        let claimed_in = OnceLock::new();
+        if inner.claimed_generator().is_some() {
+            let _ = claimed_in.set(fork::generation());
+        }
         Ok(PyGenerator {
             inner,
             layout: layout.unbind(),
-            fork_generation: fork::generation(),
+            claimed_in,
         })
     }
 }
@@ -152,37 +175,57 @@ impl PyGenerator {
         )
     }
 
-    /// Where the worker identity came from.
+    /// Claims the worker identity now rather than at the first use, and
+    /// returns the generator: for a process that must fail at start when no
+    /// identity is to be had (`Generator.from_env(...).claim()`).
+    fn claim(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        slf.get().generator(slf.py())?;
+        Ok(slf)
+    }
+
+    /// Whether the worker identity was claimed (in this process or, for a
+    /// copy inherited across `os.fork()`, in its parent).
     #[getter]
-    fn identity_source(&self) -> String {
-        self.inner.identity_source()
+    fn claimed(&self) -> bool {
+        self.inner.claimed_generator().is_some()
+    }
+
+    /// Where the worker identity came from (claiming it, if not yet).
+    #[getter]
+    fn identity_source(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(self.generator(py)?.identity_source())
     }
 
     /// The next ID. Waits, without holding the GIL, when the tick's
     /// sequence is spent or the backwards policy says to wait.
     fn next_id(&self, py: Python<'_>) -> PyResult<u64> {
-        fork::same_process(self.fork_generation)?;
+        let generator = self.generator(py)?;
         loop {
-            match self.inner.try_next_id().py_err()? {
+            match generator.try_next_id().py_err()? {
                 TryNext::Id(id) => return Ok(id),
-                TryNext::WaitUntil(ms) => py.detach(|| self.inner.wait_until(ms)),
+                TryNext::WaitUntil(ms) => py.detach(|| generator.wait_until(ms)),
             }
         }
     }
 
     /// `n` strictly increasing IDs in one call (the GIL is released meanwhile).
     fn next_ids(&self, py: Python<'_>, n: &Bound<'_, PyAny>) -> PyResult<Vec<u64>> {
-        fork::same_process(self.fork_generation)?;
         let n = Generator::batch_size(u64_arg("n", n)?).py_err()?;
+        let generator = self.generator(py)?;
         let mut ids = vec![0u64; n];
-        py.detach(|| self.inner.fill(&mut ids)).py_err()?;
+        py.detach(|| generator.fill(&mut ids)).py_err()?;
         Ok(ids)
     }
 
     /// Counts since the generator was built: waits at the per-tick ceiling,
-    /// clock-backwards events by outcome, the lease's renewals and losses.
+    /// clock-backwards events by outcome, the lease's renewals and losses
+    /// (all zero before the identity is claimed).
     fn stats(&self) -> crate::counts::PyGeneratorStats {
-        self.inner.stats().into()
+        self.inner
+            .claimed_generator()
+            .map(Generator::stats)
+            .unwrap_or_default()
+            .into()
     }
 
     #[getter]
@@ -195,7 +238,11 @@ impl PyGenerator {
     /// `LeaseLostError`. A forked child's copy gives up nothing: the
     /// identity is its parent's.
     fn close(&self) {
-        if fork::same_process(self.fork_generation).is_ok() {
+        let inherited = self
+            .claimed_in
+            .get()
+            .is_some_and(|&claimed_in| fork::same_process(claimed_in).is_err());
+        if !inherited {
             self.inner.close();
         }
     }
@@ -211,29 +258,35 @@ impl PyGenerator {
         false
     }
 
-    /// The worker identity, by field name.
+    /// The worker identity, by field name (claiming it, if not yet).
     #[getter]
-    fn node_fields(&self) -> Vec<(String, u64)> {
-        self.inner
+    fn node_fields(&self, py: Python<'_>) -> PyResult<Vec<(String, u64)>> {
+        let generator = self.generator(py)?;
+        Ok(generator
             .layout()
             .node_fields()
             .iter()
-            .zip(self.inner.node_values())
+            .zip(generator.node_values())
             .map(|(f, v)| (f.name().to_owned(), v))
-            .collect()
+            .collect())
     }
 
+    /// Claims nothing: an unclaimed generator says so.
     fn __repr__(&self) -> String {
-        let fields: Vec<String> = self
-            .node_fields()
-            .iter()
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect();
-        format!(
-            "Generator({:?}, {})",
-            self.inner.layout().name(),
-            fields.join(", ")
-        )
+        let layout = self.inner.request().layout.name();
+        match self.inner.claimed_generator() {
+            Some(generator) => {
+                let fields: Vec<String> = generator
+                    .layout()
+                    .node_fields()
+                    .iter()
+                    .zip(generator.node_values())
+                    .map(|(f, v)| format!("{}={v}", f.name()))
+                    .collect();
+                format!("Generator({layout:?}, {})", fields.join(", "))
+            }
+            None => format!("Generator({layout:?}, identity claimed at first use)"),
+        }
     }
 }
 

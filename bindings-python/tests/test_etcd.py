@@ -72,7 +72,9 @@ def test_generators_hold_distinct_identities_and_exhaust_clearly(etcd: tuple[str
     assert "etcd lease on node" in a.identity_source
     assert a.node_fields != b.node_fields
     with pytest.raises(polyflake.LeaseLostError, match="every one of the 2 node values") as info:
-        polyflake.Generator.from_etcd("twitter", url, prefix="/py-distinct", node_range=(0, 2))
+        polyflake.Generator.from_etcd(
+            "twitter", url, prefix="/py-distinct", node_range=(0, 2)
+        ).claim()
     assert info.value.code == "LEASE_LOST"
     assert info.value.reason is polyflake.LeaseLostReason.EXHAUSTED
     assert info.value.retryable is True
@@ -149,7 +151,9 @@ def test_bad_arguments_are_typed_errors(etcd: tuple[str, int]) -> None:
         polyflake.Generator.from_etcd("twitter", 2379)  # type: ignore[arg-type]
     port = _free_port()
     with pytest.raises(polyflake.LeaseLostError, match="cannot reach etcd") as info:
-        polyflake.Generator.from_etcd("twitter", f"http://127.0.0.1:{port}", request_timeout=0.3)
+        polyflake.Generator.from_etcd(
+            "twitter", f"http://127.0.0.1:{port}", request_timeout=0.3
+        ).claim()
     assert info.value.reason is polyflake.LeaseLostReason.UNREACHABLE
 
 
@@ -174,17 +178,17 @@ def test_a_node_check_refusing_value_0_leads_to_value_1(etcd: tuple[str, int]) -
         raise KeyError("registry down")
 
     with pytest.raises(polyflake.InvalidArgumentError, match="registry down") as info:
-        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=broken)
+        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=broken).claim()
     assert info.value.code == "INVALID_ARGUMENT"
     assert info.value.kind is polyflake.ArgumentKind.NODE_CHECK
     # Every value of the range refused: the lease has none left to offer.
     with pytest.raises(polyflake.LeaseLostError, match="refused") as refused:
         polyflake.Generator.from_etcd(
             "twitter", url, prefix="/py-refuse-all", node_range=(0, 2), check=lambda n: False
-        )
+        ).claim()
     assert refused.value.reason is polyflake.LeaseLostReason.CHECK_REFUSED
     assert refused.value.retryable is False
     with pytest.raises(polyflake.InvalidArgumentError, match="must return a bool"):
-        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=lambda n: 1)  # type: ignore[arg-type,return-value]
+        polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=lambda n: 1).claim()  # type: ignore[arg-type,return-value]
     with pytest.raises(TypeError, match="check"):
         polyflake.Generator.from_etcd("twitter", url, prefix="/py-check", check=5)  # type: ignore[arg-type]

@@ -108,7 +108,7 @@ def test_close_and_with_give_up_the_identity_at_once(
     with polyflake.Generator.from_env("twitter") as g:
         issued = g.next_ids(1000)
         with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}"):
-            polyflake.Generator.from_env("twitter")
+            polyflake.Generator.from_env("twitter").claim()
     # Left the block: the lock is free though `g` is still referenced.
     with pytest.raises(polyflake.LeaseLostError, match="closed") as closed:
         g.next_id()
@@ -176,7 +176,7 @@ def test_identity_from_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path
     # One live generator per identity: a second one (a forked worker, a copied
     # config) is refused, naming the holder.
     with pytest.raises(polyflake.LeaseLostError, match=f"pid {os.getpid()}") as held:
-        polyflake.Generator.from_env("twitter")
+        polyflake.Generator.from_env("twitter").claim()
     assert held.value.reason is polyflake.LeaseLostReason.TAKEN_OVER
     assert held.value.reason == "taken_over"  # a str enum: the contract's name
     del g
@@ -219,7 +219,7 @@ def test_a_forked_child_leases_an_identity_of_its_own(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
-    parent = polyflake.Generator.from_env("snowflake")
+    parent = polyflake.Generator.from_env("snowflake").claim()
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -231,6 +231,52 @@ def test_a_forked_child_leases_an_identity_of_its_own(
     child_node = int(os.read(read, 20))
     os.waitpid(pid, 0)
     assert child_node != dict(parent.node_fields)["node_id"]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_generator_made_but_unused_before_a_fork_serves_the_child(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A module-level generator in a parent that forks its workers (gunicorn
+    # --preload): made, it claims nothing; each process claims at first use.
+    clean_env(monkeypatch)
+    monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(tmp_path))
+    shared = polyflake.Generator.from_env("snowflake")
+    assert not shared.claimed and "claimed at first use" in repr(shared)
+    assert shared.stats().ceiling_waits == 0
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        ids = shared.next_ids(1000)
+        node = dict(shared.node_fields)["node_id"]
+        os.write(write, f"{node}:{ids[0]}:{ids[-1]}".encode())
+        time.sleep(0.5)  # still holding node 0 while the parent claims
+        os._exit(0)
+    os.close(write)
+    child_node, first, last = (int(x) for x in os.read(read, 100).split(b":"))
+    assert child_node == 0 and last > first
+    # The parent's copy was never claimed: it claims its own value now.
+    assert not shared.claimed
+    parent_node = dict(shared.node_fields)["node_id"]
+    os.waitpid(pid, 0)
+    assert shared.claimed and parent_node == 1
+    # Claimed before a fork, the child's copy refuses (the parent's value).
+    pid = os.fork()
+    if pid == 0:
+        try:
+            shared.next_id()
+            os._exit(1)
+        except polyflake.LeaseLostError as e:
+            os._exit(0 if e.reason is polyflake.LeaseLostReason.FORKED else 2)
+    assert os.waitpid(pid, 0)[1] == 0
+    # Closed unused: it never claims.
+    unused = polyflake.Generator.from_env("snowflake")
+    unused.close()
+    with pytest.raises(polyflake.LeaseLostError) as closed:
+        unused.next_id()
+    assert closed.value.reason is polyflake.LeaseLostReason.CLOSED
+    assert not unused.claimed
 
 
 @pytest.mark.parametrize("n", [2**24 + 1, 2**33, 2**62, 2**64 - 1])
@@ -250,7 +296,7 @@ def test_a_state_dir_that_cannot_be_created_is_an_os_error(
     not_a_dir.write_text("")
     monkeypatch.setenv("POLYFLAKE_STATE_DIR", str(not_a_dir))
     with pytest.raises(polyflake.StateIoError) as e:
-        polyflake.Generator.from_env("snowflake")
+        polyflake.Generator.from_env("snowflake").claim()
     assert isinstance(e.value, OSError) and e.value.code == "STATE_IO"
     assert isinstance(e.value.errno, int) and e.value.errno > 0
     assert e.value.filename.startswith(str(not_a_dir))
@@ -265,7 +311,7 @@ def test_a_node_check_on_the_local_lease_and_on_a_given_value(
     assert g.node_fields == [("node_id", 1)]
     monkeypatch.setenv("POLYFLAKE_NODE_ID", "0")
     with pytest.raises(polyflake.InvalidArgumentError, match=r"refused node values \[0\]") as e:
-        polyflake.Generator.from_env("snowflake", check=lambda nodes: nodes != (0,))
+        polyflake.Generator.from_env("snowflake", check=lambda nodes: nodes != (0,)).claim()
     assert e.value.kind is polyflake.ArgumentKind.NODE_CHECK
 
 

@@ -32,8 +32,8 @@ pub mod identity;
 pub use clock::{Clock, ManualClock, MonotonicClock, WallClock};
 pub use error::{ArgumentKind, Error, LeaseLostReason, Result};
 pub use generator::{
-    BackwardsPolicy, Generator, GeneratorBuilder, GeneratorRequest, GeneratorStats, IdBlock,
-    IdentityRequest, SharedState, TryNext,
+    BackwardsPolicy, FirstUse, Generator, GeneratorBuilder, GeneratorRequest, GeneratorStats,
+    IdBlock, IdentityRequest, SharedState, TryNext,
 };
 pub use id::encoding::{Encoded, Encoding};
 pub use id::json::is_id_key;

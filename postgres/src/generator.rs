@@ -43,6 +43,8 @@ static SLOTS: PgAtomic<Slots> = unsafe { PgAtomic::new(c"polyflake generator wor
 
 /// A layout the server issues for, and its identity (or why it has none).
 pub(crate) struct Served {
+    /// The layout's name in `polyflake.layouts` (a preset's or a custom one's).
+    name: String,
     pub(crate) layout: Layout,
     identity: Result<Identity>,
 }
@@ -63,6 +65,7 @@ enum Identity {
 /// registry's name and settings.
 pub(crate) struct Lease<'a> {
     pub(crate) slot: usize,
+    pub(crate) name: &'a str,
     pub(crate) layout: &'a Layout,
     pub(crate) registry: &'a str,
     pub(crate) settings: &'a RegistrySettings,
@@ -109,12 +112,15 @@ fn resolve(layout: &Layout, env: &ServerEnvironment, clock: &Arc<dyn Clock>) -> 
 /// answers whether a lease worker is needed.
 pub(crate) fn start() -> bool {
     pg_shmem_init!(SLOTS = Slots([const { SharedState::new() }; MAX_LAYOUTS]));
+    if let Err(e) = settings::custom_layouts() {
+        warning!("polyflake: {}: {e}", e.code());
+    }
     let clock = clock();
     let served = settings::layouts().map(|layouts| {
         let lock_dir = std::fs::create_dir_all(ServerEnvironment::lock_dir());
         layouts
             .into_iter()
-            .map(|layout| {
+            .map(|(name, layout)| {
                 let identity = match &lock_dir {
                     Err(e) => Err(Error::invalid(
                         ArgumentKind::Usage,
@@ -129,12 +135,15 @@ pub(crate) fn start() -> bool {
                 };
                 if let Err(e) = &identity {
                     warning!(
-                        "polyflake: no identity for layout {}, next_id will refuse: {}: {e}",
-                        layout.name(),
+                        "polyflake: no identity for layout {name}, next_id will refuse: {}: {e}",
                         e.code()
                     );
                 }
-                Served { layout, identity }
+                Served {
+                    name,
+                    layout,
+                    identity,
+                }
             })
             .collect()
     });
@@ -154,6 +163,7 @@ pub(crate) fn leases() -> impl Iterator<Item = Lease<'static>> {
         .filter_map(|(slot, served)| match &served.identity {
             Ok(Identity::Leased { name, settings }) => Some(Lease {
                 slot,
+                name: &served.name,
                 layout: &served.layout,
                 registry: name,
                 settings,
@@ -180,12 +190,13 @@ fn generator(layout_name: Option<&str>) -> Result<&'static Generator> {
     let slot = match layout_name {
         None => 0,
         Some(name) => {
-            let layout = Layout::preset(name)?;
+            // An unknown name is INVALID_LAYOUT, as in every other function.
+            settings::layout(name)?;
             served
                 .iter()
-                .position(|s| s.layout.name() == layout.name())
+                .position(|s| s.name == name)
                 .ok_or_else(|| {
-                    let names: Vec<_> = served.iter().map(|s| s.layout.name()).collect();
+                    let names: Vec<_> = served.iter().map(|s| s.name.as_str()).collect();
                     Error::invalid(
                         ArgumentKind::UnknownName,
                         format!(
@@ -198,7 +209,9 @@ fn generator(layout_name: Option<&str>) -> Result<&'static Generator> {
     if let Some(generator) = GENERATORS[slot].get() {
         return Ok(generator);
     }
-    let Served { layout, identity } = &served[slot];
+    let Served {
+        layout, identity, ..
+    } = &served[slot];
     let builder = Generator::builder(layout.clone()).on_clock_backwards(settings::policy()?);
     let generator = match identity.as_ref().map_err(Clone::clone)? {
         Identity::Shared(identity) => builder
@@ -270,9 +283,9 @@ fn identities() -> TableIterator<
 > {
     let served = ok(served());
     TableIterator::new(served.iter().map(|s| {
-        let name = s.layout.name().to_string();
+        let name = s.name.clone();
         // What this backend's generator issues under, as next_id would.
-        let generator = generator(Some(s.layout.name())).and_then(|g| g.ready().map(|()| g));
+        let generator = generator(Some(&s.name)).and_then(|g| g.ready().map(|()| g));
         match generator {
             Ok(g) => {
                 let nodes = s

@@ -76,6 +76,7 @@ impl Held {
             layout,
             registry,
             settings,
+            ..
         } = &self.lease;
         // The lease's keep-alive thread must not take the server's signals.
         let identity = with_signals_blocked(|| {
@@ -96,7 +97,7 @@ impl Held {
 
     /// Logs a claim, and each change between leading and failing.
     fn tell(&mut self, outcome: Result<Option<String>, Error>) {
-        let layout = self.lease.layout.name();
+        let layout = self.lease.name;
         match outcome {
             Ok(Some(claimed)) => {
                 log!("polyflake: layout {layout}: next_id issues under {claimed}");

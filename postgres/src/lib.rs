@@ -12,6 +12,7 @@ use pgrx::prelude::*;
 use pgrx::JsonB;
 use polyflake_core::{Encoding, Error, Layout};
 
+mod custom;
 mod generator;
 mod lease_worker;
 mod settings;
@@ -79,8 +80,9 @@ pub(crate) fn ok<T>(result: polyflake_core::Result<T>) -> T {
     result.unwrap_or_else(|e| raise(e))
 }
 
+/// The layout named `name`: a preset or a custom one (`custom.rs`).
 fn layout(name: &str) -> Layout {
-    ok(Layout::preset(name))
+    ok(settings::layout(name))
 }
 
 /// The same 64 bits, read as the core's `u64`.
@@ -101,7 +103,7 @@ fn decode(id: i64, layout_name: default!(&str, "'snowflake'")) -> JsonB {
     let parts = ok(layout.decode(bits(id)));
     let mut out = serde_json::Map::new();
     out.insert("id".into(), bits(id).to_string().into());
-    out.insert("layout".into(), layout.name().into());
+    out.insert("layout".into(), layout_name.into());
     out.insert("timestamp_ms".into(), parts.timestamp_ms.to_string().into());
     for (name, value) in parts.fields(&layout) {
         out.insert(name.into(), value.into());
@@ -197,8 +199,9 @@ fn from_bytes(bytes: &[u8]) -> i64 {
     bigint(ok(Encoding::Bytes.parse(bytes)))
 }
 
-/// The presets: name, epoch, tick, widths.
-#[pg_extern(immutable, parallel_safe)]
+/// The presets, then the custom layouts of `polyflake.custom_layouts`:
+/// name, epoch, tick, widths. Stable: the custom ones are the server's.
+#[pg_extern(stable, parallel_safe)]
 fn layouts() -> TableIterator<
     'static,
     (
@@ -210,15 +213,18 @@ fn layouts() -> TableIterator<
         name!(sequence_bits, i32),
     ),
 > {
-    TableIterator::new(polyflake_core::PRESETS.iter().map(|name| {
-        let layout = layout(name);
+    let presets = polyflake_core::PRESETS
+        .iter()
+        .map(|name| ((*name).to_owned(), layout(name)));
+    let custom = ok(settings::custom_layouts()).iter().cloned();
+    TableIterator::new(presets.chain(custom).map(|(name, layout)| {
         let nodes = layout
             .node_fields()
             .iter()
             .map(|f| (f.name().to_string(), serde_json::Value::from(f.bits())))
             .collect::<serde_json::Map<_, _>>();
         (
-            layout.name().to_string(),
+            name,
             layout.epoch_ms(),
             layout.tick_ms() as i64,
             i32::from(layout.time_bits()),

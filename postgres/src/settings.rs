@@ -9,6 +9,8 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
+
+use crate::custom;
 use polyflake_core::{
     ArgumentKind, BackwardsPolicy, Environment, Error, Layout, ProcessEnvironment, Result,
 };
@@ -17,6 +19,7 @@ use polyflake_core::{
 pub(crate) const MAX_LAYOUTS: usize = 8;
 
 static LAYOUTS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(Some(c"twitter"));
+static CUSTOM_LAYOUTS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static NODE_ID: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static STATE_DIR: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 static ETCD_ENDPOINTS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
@@ -34,6 +37,14 @@ pub(crate) fn define() {
         c"The layouts next_id issues IDs of, comma-separated; the first is next_id's default.",
         c"Each gets its own node value and high-water mark, resolved when the server starts.",
         &LAYOUTS,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"polyflake.custom_layouts",
+        c"Custom layouts by name, as JSON: {\"orders\": {\"epoch_ms\": …, \"time_bits\": 41, \"nodes\": [[\"shard\", 10]]}}.",
+        c"Every function takes their names beside the presets'; polyflake.layouts may name them.",
+        &CUSTOM_LAYOUTS,
         GucContext::Postmaster,
         GucFlags::default(),
     );
@@ -103,19 +114,47 @@ fn text(setting: &GucSetting<Option<CString>>) -> Option<String> {
         .map(|value| value.to_string_lossy().into_owned())
 }
 
-/// The layouts of `polyflake.layouts`, in order.
-pub(crate) fn layouts() -> Result<Vec<Layout>> {
+/// The custom layouts of `polyflake.custom_layouts`, by name.
+pub(crate) fn custom_layouts() -> Result<&'static custom::Named> {
+    custom::parsed(text(&CUSTOM_LAYOUTS))
+}
+
+/// The layout named `name`: a preset, or one of `polyflake.custom_layouts`.
+pub(crate) fn layout(name: &str) -> Result<Layout> {
+    if let Ok(layout) = Layout::preset(name) {
+        return Ok(layout);
+    }
+    let custom = custom_layouts()?;
+    match custom.iter().find(|(n, _)| n == name) {
+        Some((_, layout)) => Ok(layout.clone()),
+        None => {
+            let names: Vec<&str> = custom.iter().map(|(n, _)| n.as_str()).collect();
+            Err(Error::InvalidLayout(format!(
+                "unknown layout {name:?} (presets: {}; polyflake.custom_layouts: {})",
+                polyflake_core::PRESETS.join(", "),
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            )))
+        }
+    }
+}
+
+/// The layouts of `polyflake.layouts`, by name, in order.
+pub(crate) fn layouts() -> Result<Vec<(String, Layout)>> {
     let setting = text(&LAYOUTS).unwrap_or_default();
-    let mut layouts: Vec<Layout> = Vec::new();
+    let mut layouts: Vec<(String, Layout)> = Vec::new();
     for name in setting.split(',').map(str::trim) {
-        let layout = Layout::preset(name)?;
-        if layouts.iter().any(|l| l.name() == layout.name()) {
+        let layout = layout(name)?;
+        if layouts.iter().any(|(n, _)| n == name) {
             return Err(Error::invalid(
                 ArgumentKind::Usage,
                 format!("polyflake.layouts names {name} twice"),
             ));
         }
-        layouts.push(layout);
+        layouts.push((name.to_owned(), layout));
     }
     if layouts.len() > MAX_LAYOUTS {
         return Err(Error::invalid(

@@ -7,6 +7,7 @@
 mod builder;
 mod closing;
 mod counts;
+mod first_use;
 mod follow;
 mod handover;
 mod marks;
@@ -27,6 +28,7 @@ pub use builder::GeneratorBuilder;
 use closing::closed;
 use counts::Counters;
 pub use counts::GeneratorStats;
+pub use first_use::FirstUse;
 use handover::Held;
 use marks::Mark;
 pub use request::{GeneratorRequest, IdentityRequest};

@@ -35,6 +35,7 @@ pub enum IdentityRequest {
 
 /// Everything a generator is made of, as a caller says it; defaults are the
 /// core's (the monotonic clock, [`BackwardsPolicy::default`], no check).
+#[derive(Clone)]
 pub struct GeneratorRequest {
     /// The layout IDs are issued in.
     pub layout: Layout,
