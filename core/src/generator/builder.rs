@@ -236,15 +236,12 @@ impl GeneratorBuilder {
             }
             Some((words, mark_lock)) if held.is_some() => {
                 // The leader of the words: a previous leader's followers stop
-                // first; then the words move past this identity's mark (a
-                // handover, whatever the previous identity issued), its first
-                // mark is written before any ID, and its bits are published.
+                // first, and its first mark is written before any ID; below,
+                // the words move past this identity's mark (a handover,
+                // whatever the previous identity issued), then its bits are
+                // published.
                 words.lease_deadline.store(i64::MIN, Ordering::Release);
                 words.mark_limit.store(0, Ordering::Release);
-                if state != NONE {
-                    raise(&words.state, state);
-                }
-                words.node_bits.store(node_bits, Ordering::Release);
                 (Words::Shared(words), Some(mark_lock))
             }
             Some((words, mark_lock)) => {
@@ -274,7 +271,8 @@ impl GeneratorBuilder {
         if let Words::Own(words) = &words {
             words.node_bits.store(node_bits, Ordering::Relaxed);
         }
-        Ok(Generator {
+        let leads = held.is_some() && words.is_shared();
+        let generator = Generator {
             identity: Mutex::new(IdentityNote { source }),
             clock,
             policy: self.policy,
@@ -291,7 +289,17 @@ impl GeneratorBuilder {
             counters: Default::default(),
             closed_from: AtomicU64::new(NONE),
             layout,
-        })
+        };
+        if leads {
+            if state != NONE {
+                generator.raise_state(state);
+            }
+            generator
+                .words()
+                .node_bits
+                .store(node_bits, Ordering::Release);
+        }
+        Ok(generator)
     }
 
     /// A generator that follows the leader of `words` (`follow.rs`).
@@ -319,16 +327,5 @@ impl GeneratorBuilder {
             closed_from: AtomicU64::new(NONE),
             layout: self.layout,
         })
-    }
-}
-
-/// Raises `state` to at least `floor` (a handover's start).
-fn raise(state: &super::shared::Word, floor: u64) {
-    let mut current = state.load(Ordering::Acquire);
-    while current == NONE || current < floor {
-        match state.compare_exchange_weak(current, floor, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => break,
-            Err(actual) => current = actual,
-        }
     }
 }
