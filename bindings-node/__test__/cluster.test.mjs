@@ -1,7 +1,8 @@
 // Node's cluster: the primary runs the module, then each worker runs it
 // again. The natural code makes the generator at the module's top, in the
 // primary too, which never issues: made, it claims nothing (ADR 0017), so
-// the four workers hold the four values of POLYFLAKE_WORKER_BITS=2.
+// the four workers, alive at once, hold the four values of
+// POLYFLAKE_WORKER_BITS=2.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
@@ -17,10 +18,13 @@ const app = `
   if (cluster.isPrimary) {
     const answers = []
     for (let i = 0; i < 4; i++) cluster.fork()
+    // Every worker stays alive, holding its value, until all four have
+    // answered: a worker stopped early would free its value for another.
     cluster.on('message', (worker, answer) => {
       answers.push(answer)
-      worker.kill()
-      if (answers.length === 4) console.log(JSON.stringify({ primaryClaimed: gen.claimed, answers }))
+      if (answers.length < 4) return
+      console.log(JSON.stringify({ primaryClaimed: gen.claimed, answers }))
+      for (const w of Object.values(cluster.workers)) w.kill()
     })
   } else {
     try {
