@@ -5,7 +5,7 @@
 // POLYFLAKE_WORKER_BITS=2.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -36,8 +36,9 @@ const app = `
   }
 `
 
-test('cluster: a module-level generator claims nothing in the primary and serves every worker', () => {
+test('cluster: a module-level generator claims nothing in the primary and serves every worker', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'polyflake-node-cluster-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'app.cjs'), app)
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('POLYFLAKE_')))
   Object.assign(env, { POLYFLAKE_NODE_ID: '5', POLYFLAKE_WORKER_BITS: '2', POLYFLAKE_STATE_DIR: join(dir, 'state') })
