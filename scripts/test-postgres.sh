@@ -20,8 +20,8 @@ if [ -z "$wheel" ]; then
     wheel=$(ls "$work"/wheels/lean/polyflake-*.whl | head -1)
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
-"$venv/bin/ruff" check -q "$root/postgres/tests"
-"$venv/bin/ruff" format --check -q "$root/postgres/tests"
+"$venv/bin/ruff" check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
+"$venv/bin/ruff" format --check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
 # The crate's own unit tests (custom.rs: the JSON of custom layouts).
 PGRX_PG_CONFIG_PATH=/usr/lib/postgresql/15/bin/pg_config cargo test --quiet -p polyflake-postgres --lib
 (cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

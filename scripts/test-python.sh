@@ -13,7 +13,8 @@ wheels="$work/wheels"
 rm -rf "$venv" "$wheels" "$work/py-lean"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn \
-    "pydantic==2.14.3" "fastapi==0.163.2" "httpx2==2.16.2"
+    "pydantic==2.14.3" "fastapi==0.163.2" "httpx2==2.16.2" "sqlalchemy==2.1.9" \
+    "psycopg[binary]==3.3.9" "django==5.2.19" "djangorestframework==3.18.3"
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
     --features etcd,test-hooks -o "$wheels/test"
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"

@@ -18,12 +18,19 @@ use crate::request::request;
 #[pyclass(name = "Generator", module = "polyflake._polyflake", frozen)]
 pub struct PyGenerator {
     /// The core's generator, its identity claimed at the first use (ADR 0017).
-    inner: FirstUse,
+    /// Boxed: the generator is aligned to cache lines, and Python places an
+    /// object at 16 bytes (see the assertion below).
+    inner: Box<FirstUse>,
     layout: Py<PyLayout>,
     /// The process's fork generation when the identity was claimed: a copy
     /// in a child forked after that refuses (`fork.rs`).
     claimed_in: OnceLock<u64>,
 }
+
+// Python's allocator aligns an object to 16 bytes: a class that held the
+// core's 64-byte-aligned generator inline would sit misaligned (undefined
+// behaviour, which pyo3's debug build aborts on at the first from_env).
+const _: () = assert!(std::mem::align_of::<PyGenerator>() <= 16);
 
 impl PyGenerator {
     /// The generator, claiming its identity if this is the first use in this
@@ -62,7 +69,7 @@ impl PyGenerator {
             max_backwards_ms,
             check,
         )?;
-        let inner = FirstUse::new(request, CONNECTORS).py_err()?;
+        let inner = Box::new(FirstUse::new(request, CONNECTORS).py_err()?);
         let claimed_in = OnceLock::new();
         if inner.claimed_generator().is_some() {
             let _ = claimed_in.set(fork::generation());

@@ -21,7 +21,7 @@ use pgrx::prelude::*;
 use pgrx::{pg_shmem_init, JsonB, PGRXSharedMemory, PgAtomic};
 use polyflake_connectors::CONNECTORS;
 use polyflake_core::identity::lease::layout_key;
-use polyflake_core::identity::registry::find_connector;
+use polyflake_core::identity::registry::check_registry;
 use polyflake_core::identity::{choose_from_env, EnvChoice};
 use polyflake_core::{
     ArgumentKind, Clock, Error, Generator, Layout, MonotonicClock, RegistrySettings, Result,
@@ -101,8 +101,7 @@ pub(crate) fn mark_lock(layout: &Layout) -> std::path::PathBuf {
 /// lease worker (if this build has it), anything else is resolved here.
 fn resolve(layout: &Layout, env: &ServerEnvironment, clock: &Arc<dyn Clock>) -> Result<Identity> {
     if let EnvChoice::Registry { name, settings } = choose_from_env(layout, env)? {
-        find_connector(CONNECTORS, &name)?;
-        settings.validate()?;
+        check_registry(CONNECTORS, &name, &settings)?;
         return Ok(Identity::Leased { name, settings });
     }
     WorkerIdentity::resolve_shared_from(layout, env, Arc::clone(clock)).map(Identity::Shared)

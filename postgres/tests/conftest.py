@@ -12,12 +12,10 @@ from __future__ import annotations
 import base64
 import glob
 import json
-import os
-import pwd
 import shutil
 import signal
-import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -27,11 +25,11 @@ from pathlib import Path
 import psycopg
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+import postgres_cluster  # the repository's one way to start PostgreSQL
+from postgres_cluster import free_port, private_dir
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["Cluster", "Etcd", "faketime_library", "free_port", "private_dir"]
 
 
 def faketime_library() -> str:
@@ -40,55 +38,14 @@ def faketime_library() -> str:
     return found[0]
 
 
-def bindir() -> Path:
-    bins = sorted(glob.glob("/usr/lib/postgresql/15/bin/initdb"))
-    assert bins, "PostgreSQL 15's initdb is missing (make deps installs it)"
-    return Path(bins[0]).parent
-
-
-def account() -> dict:
-    """subprocess arguments that run as the cluster's account (when root)."""
-    if os.geteuid() != 0:
-        return {}
-    try:
-        user = pwd.getpwnam("postgres")
-    except KeyError:
-        user = pwd.getpwnam("nobody")
-    return {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
-
-
-def private_dir(prefix: str) -> Path:
-    """A directory under /tmp that the cluster's account owns."""
-    path = Path(tempfile.mkdtemp(prefix=prefix))
-    kw = account()
-    if kw:
-        os.chmod(path, 0o711)
-        os.chown(path, kw["user"], kw["group"])
-    return path
-
-
-class Cluster:
-    """One cluster: `start(settings, env)`, `stop(mode)`, `log()`, `connect()`."""
+class Cluster(postgres_cluster.Cluster):
+    """The shared cluster with the installed extension: preloaded
+    (`shared_preload_libraries`), its leases in `state_dir`, and
+    `CREATE EXTENSION polyflake` run at each start."""
 
     def __init__(self, state_dir: Path | None) -> None:
-        self.base = private_dir("polyflake-pg-")
-        self.data = self.base / "db"
-        self.port = free_port()
+        super().__init__()
         self.state_dir = state_dir
-        self.server: subprocess.Popen | None = None
-        self.logs: list[str] = []
-        subprocess.run(
-            [str(bindir() / "initdb"), "-D", str(self.data), "-U", "polyflake"]
-            + ["-A", "trust", "--no-sync"],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            cwd=self.base,
-            **account(),
-        )
-
-    @property
-    def url(self) -> str:
-        return f"postgresql://polyflake@127.0.0.1:{self.port}/postgres"
 
     def start(
         self,
@@ -96,69 +53,24 @@ class Cluster:
         env: dict[str, str] | None = None,
         preload: bool = True,
     ) -> None:
-        options = {"listen_addresses": "127.0.0.1", "fsync": "off"}
+        options = {}
         if preload:
             options["shared_preload_libraries"] = "polyflake"
         if self.state_dir is not None:
             options["polyflake.state_dir"] = str(self.state_dir)
         options.update(settings or {})
-        args = [str(bindir() / "postgres"), "-D", str(self.data)]
-        args += ["-p", str(self.port), "-k", str(self.base)]
-        for key, value in options.items():
-            args += ["-c", f"{key}={value}"]
-        # The postmaster's environment: the caller's POLYFLAKE_* never leak in.
-        environ = {
-            k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")
-        }
-        environ.update(env or {})
-        log_path = self.base / f"postgres-{len(self.logs)}.log"
-        self.logs.append(str(log_path))
-        with open(
-            log_path, "wb"
-        ) as log:  # the server keeps its own copy of the descriptor
-            self.server = subprocess.Popen(
-                args,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.base,
-                env=environ,
-                **account(),
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                psycopg.connect(self.url, connect_timeout=1).close()
-                break
-            except psycopg.OperationalError:
-                assert self.server.poll() is None, self.log()
-                assert time.monotonic() < deadline, (
-                    "PostgreSQL did not start within 30 s"
-                )
-                time.sleep(0.1)
+        super().start(options, env)
         with self.connect() as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS polyflake")
 
     def connect(self) -> psycopg.Connection:
         return psycopg.connect(self.url, autocommit=True)
 
-    def stop(self, mode: str = "fast") -> None:
-        """fast: SIGINT; immediate: SIGQUIT (no checkpoint, as after a crash)."""
-        assert self.server is not None
-        sig = {"fast": signal.SIGINT, "immediate": signal.SIGQUIT}[mode]
-        self.server.send_signal(sig)
-        self.server.wait(timeout=60)
-        self.server = None
-
-    def log(self) -> str:
-        return "".join(Path(p).read_text(errors="replace") for p in self.logs)
-
-    def close(self) -> None:
-        if self.server is not None:
-            self.stop()
-        text = self.log()
+    def close(self) -> str:
+        text = super().close()
         # No input may end a backend: the log would say so.
         assert "terminated by signal" not in text and "PANIC" not in text, text[-4000:]
-        shutil.rmtree(self.base, ignore_errors=True)
+        return text
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ use super::request::{GeneratorRequest, IdentityRequest};
 use super::{closed, Generator};
 use crate::error::Result;
 use crate::identity::env::{choose_from_env, EnvChoice, ProcessEnvironment};
-use crate::identity::registry::{find_connector, LeaseConnector};
+use crate::identity::registry::{check_registry, LeaseConnector};
 
 /// A generator made from a request whose identity is resolved at the first
 /// [`get`](FirstUse::get). A failed claim is tried again at the next one.
@@ -57,13 +57,11 @@ impl FirstUse {
                 if let EnvChoice::Registry { name, settings } =
                     choose_from_env(&request.layout, &ProcessEnvironment)?
                 {
-                    find_connector(connectors, &name)?;
-                    settings.validate()?;
+                    check_registry(connectors, &name, &settings)?;
                 }
             }
             IdentityRequest::Registry { name, settings } => {
-                find_connector(connectors, name)?;
-                settings.validate()?;
+                check_registry(connectors, name, settings)?;
             }
         }
         Ok(FirstUse {

@@ -252,6 +252,20 @@ pub fn find_connector<'a>(
         })
 }
 
+/// Checks, without I/O, that this build can lease from the registry named
+/// `name` with `settings`: it has the connector, and the settings are valid.
+/// Every path to a registry lease (a generator's, a claim at first use,
+/// PostgreSQL's lease worker) asks this first, so each refuses alike.
+pub fn check_registry<'a>(
+    connectors: &[&'a dyn LeaseConnector],
+    name: &str,
+    settings: &RegistrySettings,
+) -> Result<&'a dyn LeaseConnector> {
+    let connector = find_connector(connectors, name)?;
+    settings.validate()?;
+    Ok(connector)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

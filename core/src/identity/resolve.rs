@@ -14,7 +14,7 @@ use super::lease::LocalLease;
 use super::mark::{FileMark, MarkStore};
 use super::nodes::{join_node_number, Identity};
 use super::reclaim::ReclaimingLease;
-use super::registry::{find_connector, LeaseConnector, RegistrySettings};
+use super::registry::{check_registry, LeaseConnector, RegistrySettings};
 use super::tenure::Claim;
 use super::tenure::{RemoteLease, Tenure};
 use super::variables::ENV_STATE_FILE;
@@ -305,8 +305,7 @@ impl WorkerIdentity {
         settings: &RegistrySettings,
         clock: Arc<dyn Clock>,
     ) -> Result<WorkerIdentity> {
-        let connector = find_connector(connectors, name)?;
-        settings.validate()?;
+        let connector = check_registry(connectors, name, settings)?;
         Self::resolve_remote(layout, connector.connect(settings)?, clock)
     }
 
