@@ -33,10 +33,10 @@ import threading
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
-from django.core import exceptions
-from django.db import models
-from django.utils.module_loading import import_string
+# Django ships no type information (django-stubs is a separate package).
+from django.core import exceptions  # type: ignore[import-untyped]
+from django.db import models  # type: ignore[import-untyped]
+from django.utils.module_loading import import_string  # type: ignore[import-untyped]
 
 from .._polyflake import Generator, parse_id
 from .._sql import from_bigint, key_bounds, to_bigint
@@ -52,6 +52,8 @@ _making = threading.Lock()
 def generator(layout: str | None = None) -> Generator:
     """The process's generator for ``layout`` (default: the setting
     ``POLYFLAKE_LAYOUT``, else ``"twitter"``), made at the first call."""
+    from django.conf import settings  # type: ignore[import-untyped]  # configured by now
+
     configured = getattr(settings, "POLYFLAKE_GENERATOR", None)
     if configured is not None:
         found = import_string(configured) if isinstance(configured, str) else configured
@@ -60,7 +62,7 @@ def generator(layout: str | None = None) -> Generator:
                 f"POLYFLAKE_GENERATOR names {type(found).__name__}, not a polyflake.Generator"
             )
         return found
-    name = layout or getattr(settings, "POLYFLAKE_LAYOUT", "twitter")
+    name = layout or str(getattr(settings, "POLYFLAKE_LAYOUT", "twitter"))
     made = _generators.get(name)
     if made is None:
         with _making:
@@ -70,7 +72,7 @@ def generator(layout: str | None = None) -> Generator:
     return made
 
 
-class SnowflakeField(models.BigIntegerField):  # type: ignore[type-arg]
+class SnowflakeField(models.BigIntegerField):  # type: ignore[misc]
     """A 64-bit Snowflake ID: an ``int`` in Python, a ``bigint`` with the
     same bits in the database; by default a new ID of the process's generator."""
 

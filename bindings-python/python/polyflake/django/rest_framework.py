@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
+from rest_framework import serializers  # type: ignore[import-untyped]
 
 from .._polyflake import format_id, parse_id
 from .._sql import checked_id
@@ -41,7 +41,7 @@ def _parse(data: Any) -> int:
     return checked_id(data)
 
 
-class SnowflakeIdField(serializers.Field):  # type: ignore[type-arg]
+class SnowflakeIdField(serializers.Field):  # type: ignore[misc]
     """A 64-bit ID: a decimal string in JSON, an ``int`` in Python."""
 
     default_error_messages = {
@@ -68,7 +68,7 @@ class SnowflakeIdField(serializers.Field):  # type: ignore[type-arg]
         return format_id(value, "decimal")
 
 
-class SnowflakeRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignore[type-arg]
+class SnowflakeRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignore[misc]
     """A foreign key to a model keyed by a ``SnowflakeField``: the key as a string."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -76,7 +76,7 @@ class SnowflakeRelatedField(serializers.PrimaryKeyRelatedField):  # type: ignore
         super().__init__(**kwargs)
 
 
-class SnowflakeModelSerializer(serializers.ModelSerializer):  # type: ignore[type-arg]
+class SnowflakeModelSerializer(serializers.ModelSerializer):  # type: ignore[misc]
     """A ``ModelSerializer`` that writes every ``SnowflakeField``, and every
     key pointing to one, as a string."""
 
