@@ -158,7 +158,8 @@ echo "dist: npm packages"
 stage="$work/dist-npm"
 rm -rf "$stage" && mkdir -p "$stage/main"
 node_dir="$root/bindings-node"
-cp "$node_dir"/{polyflake.js,polyflake.mjs,polyflake.d.ts,index.js,index.d.ts,types-header.d.ts,LICENSE-MIT,LICENSE-APACHE} "$stage/main/"
+# The files package.json lists (the JS, the typings, the integrations' subpaths).
+node -p "require('$node_dir/package.json').files.join('\\n')" | while read -r file; do cp "$node_dir/$file" "$stage/main/"; done
 cp "$root/README.md" "$stage/main/"
 platforms=()
 for row in "${libs_rows[@]}"; do

@@ -28,6 +28,8 @@ const main = {
   exports: base.exports,
   files: [...base.files, 'README.md'],
   engines: base.engines,
+  peerDependencies: base.peerDependencies,
+  peerDependenciesMeta: base.peerDependenciesMeta,
   optionalDependencies: Object.fromEntries(platforms.map((p) => [`${base.name}-${p.name}`, version])),
 }
 if (main.version !== base.version) throw new Error(`package.json has ${base.version}, the workspace ${version}`)

@@ -9,13 +9,14 @@ run as root: as root the cluster runs as `postgres` (Debian's package makes
 that account), else `nobody`. Only the standard library: a suite in any
 language runs it as a script::
 
-    python3 tests/postgres_cluster.py start DIR   # prints the URL; the PID is in DIR/pid
-    python3 tests/postgres_cluster.py stop DIR    # stops it by that PID, removes DIR
+    python3 tests/postgres_cluster.py start      # prints {"url": …, "dir": …}; the PID is in dir/pid
+    python3 tests/postgres_cluster.py stop DIR   # stops it by that PID, removes DIR
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pwd
 import shutil
@@ -180,18 +181,17 @@ def _stop_by_pid(base: Path) -> None:
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) != 2 or argv[0] not in ("start", "stop"):
-        raise SystemExit("usage: postgres_cluster.py start|stop DIR")
-    base = Path(argv[1]).absolute()
-    if argv[0] == "start":
-        cluster = Cluster(base)
+    if argv == ["start"]:
+        cluster = Cluster()
         cluster.start()
         # The server outlives this script, in a session of its own; `stop`
         # ends it by the PID written beside it.
         cluster.server = None
-        print(cluster.url)
+        print(json.dumps({"url": cluster.url, "dir": str(cluster.base)}))
+    elif len(argv) == 2 and argv[0] == "stop":
+        _stop_by_pid(Path(argv[1]))
     else:
-        _stop_by_pid(base)
+        raise SystemExit("usage: postgres_cluster.py start | stop DIR")
 
 
 if __name__ == "__main__":
