@@ -162,3 +162,12 @@ test('misuse is refused with a code', () => {
   })
   assert.throws(() => idRange(events.id, 'twitter', 0, 1), { code: 'TIMESTAMP_BEFORE_EPOCH' })
 })
+
+test('the base package depends on no framework: every peer dependency is optional', async () => {
+  const { readFile } = await import('node:fs/promises')
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'))
+  assert.equal(pkg.dependencies, undefined)
+  const peers = Object.keys(pkg.peerDependencies ?? {})
+  assert.ok(peers.includes('drizzle-orm'))
+  for (const peer of peers) assert.equal(pkg.peerDependenciesMeta?.[peer]?.optional, true, peer)
+})
