@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg dist-all test test-postgres test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg dist dist-all dist-host test-dist test-dist-host test test-postgres test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc, postgresql-server-dev-15, libclang-dev), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist ## Every test suite, with the lints
+test: lint vectors-check test-rust test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist-host ## Every test suite, with the lints (dist for linux x86_64 alone: make test-dist for every platform)
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd; the service and its page in chromium
@@ -64,6 +64,12 @@ dist-all: deps ## make dist, and the musl wheels and addons and every macOS pack
 
 test-dist: dist ## Install each dist/ artifact as a user would (no Rust on PATH) and run the golden vectors through it: aarch64 under qemu-user, the image under podman
 	bash scripts/test-dist.sh
+
+dist-host: deps ## make dist for linux x86_64 (glibc >= 2.17) alone, without the image: the short version in make test
+	bash scripts/dist.sh --host
+
+test-dist-host: dist-host ## make test-dist for the linux x86_64 packages alone (wheel, sdist, npm, jar, CLI), part of make test
+	bash scripts/test-dist.sh --host
 
 e2e: deps ## The whole architecture under faults: a 3-member etcd, PostgreSQL, 3 replicas behind proxies that cut them off, Python and Node clients, an in-process writer (production TTL, every partition)
 	bash scripts/e2e.sh --full

@@ -18,6 +18,9 @@
 #                    (manylinux2014), every package; the static musl CLIs
 #   dist.sh --all    make dist-all: also the musl wheels and addons, and macOS
 #                    x86_64 and arm64 (wheels, addons, the jar's libraries, CLIs)
+#   dist.sh --host   make dist-host, in make test: linux x86_64 with glibc >=
+#                    2.17 alone, every package but the image (which needs the
+#                    musl CLIs); the short version that keeps .ci/run in budget
 #
 # Per target one cargo-zigbuild invocation builds the CLI and the Node and
 # Kotlin libraries together, sharing every dependency; maturin builds the
@@ -25,8 +28,9 @@
 # crates.io, each target's standard library from rustup.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-all=0
+all=0 host=0
 [ "${1:-}" = "--all" ] && all=1
+[ "${1:-}" = "--host" ] && host=1
 bash "$root/scripts/debian-deps.sh"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 glibc=2.17
@@ -50,6 +54,7 @@ fi
 # The targets of this run: triple, here, python tag, node platform, JNA folder.
 rows=()
 while read -r triple here python node jna; do
+    [ $host = 1 ] && [ "$triple" != x86_64-unknown-linux-gnu ] && continue
     case "$here" in
         dist) rows+=("$triple libs $python $node $jna") ;;
         dist-cli) [ $all = 1 ] && rows+=("$triple libs $python $node $jna") || rows+=("$triple cli - - -") ;;

@@ -101,6 +101,11 @@ cli_vectors "$cli"
 # answers ready, and stops on SIGTERM, releasing its value.
 user python3 "$root/scripts/serve_check.py" --state "$scratch/serve-state" -- "$cli"
 
+if [ "${1:-}" = "--host" ]; then
+    echo "test-dist: the linux x86_64 packages installed and passed the golden vectors (make test-dist: every platform)"
+    exit 0
+fi
+
 echo "test-dist: the static musl CLIs"
 for triple in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
     musl=$(unpack_cli "$triple")

@@ -16,9 +16,10 @@ prefixed() { for f in "$@"; do printf 'polyflake-kotlin/%s ' "$f"; done; }
 rm -rf "$module/target/generated-sources/uniffi" "$module/target/native" "$module/target/native-without-etcd"
 if [[ " $features " == *" test-hooks "* ]]; then
     bash "$root/scripts/debian-deps.sh"
-    cargo build --quiet --profile "$profile" -p polyflake-kotlin --features polyflake-kotlin/test-hooks
+    # It only has to refuse etcd: a debug build, not a second release one.
+    cargo build --quiet -p polyflake-kotlin --features polyflake-kotlin/test-hooks
     mkdir -p "$module/target/native-without-etcd"
-    cp "$lib" "$module/target/native-without-etcd/"
+    cp "$cargo_target/debug/libpolyflake_kotlin.so" "$module/target/native-without-etcd/"
 fi
 # shellcheck disable=SC2046
 cargo build --quiet --profile "$profile" -p polyflake-kotlin --features "$(prefixed $features)"

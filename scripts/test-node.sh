@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Node: builds the addon twice (release, napi CLI from the npm registry):
-#   - without features (what a plain source build gives): its generated
+# Node: builds the addon twice (napi CLI from the npm registry):
+#   - without features (what a plain source build gives; a debug build): its generated
 #     loader and typings must equal the committed index.js/index.d.ts, and
 #     lean-test/ expects etcd to be refused;
 #   - with the `etcd` and `test-hooks` features: the addon the suite runs on.
@@ -11,7 +11,7 @@ bash "$root/scripts/debian-deps.sh"
 cd "$root/bindings-node"
 npm ci --no-audit --no-fund --loglevel=error
 rm -rf "$work/node-lean" "$work/node-test"
-npx napi build --platform --release -o "$work/node-lean" --js index.js --dts index.d.ts
+npx napi build --platform -o "$work/node-lean" --js index.js --dts index.d.ts
 for generated in index.js index.d.ts; do
     if ! cmp -s "$work/node-lean/$generated" "$generated"; then
         diff -u "$generated" "$work/node-lean/$generated" | head -40 >&2 || true

@@ -22,6 +22,9 @@ fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 "$venv/bin/ruff" check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
 "$venv/bin/ruff" format --check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
-# The crate's own unit tests (custom.rs: the JSON of custom layouts).
-PGRX_PG_CONFIG_PATH=/usr/lib/postgresql/15/bin/pg_config cargo test --quiet -p polyflake-postgres --lib
+# The crate's own unit tests (custom.rs: the JSON of custom layouts), in
+# release with the extension's features: every dependency is the one
+# pg-extension.sh built, only the crate itself is compiled again (a debug
+# build would compile pgrx and the etcd client a second time).
+PGRX_PG_CONFIG_PATH=/usr/lib/postgresql/15/bin/pg_config cargo test --quiet --release -p polyflake-postgres --lib --features etcd
 (cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Python: builds two wheels (release, abi3) and tests those artifacts:
+# Python: builds two wheels (abi3) and tests those artifacts:
 #   - with the `etcd` and `test-hooks` features, installed into a fresh venv:
 #     ruff, mypy --strict and stubtest on the stubs, a typed example, pytest;
-#   - without features (what `pip install ./bindings-python` builds): the
+#   - without features (what `pip install ./bindings-python` builds; a debug build): the
 #     tests in tests-lean/, which expect etcd to be refused.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -17,7 +17,9 @@ python3 -m venv "$venv"
     "psycopg[binary]==3.3.9" "django==5.2.19" "djangorestframework==3.18.3"
 "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
     --features etcd,test-hooks -o "$wheels/test"
-"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"
+# The lean wheel only has to refuse etcd: a debug build (no second release
+# build of the pyo3 crate, for .ci/run's time).
+"$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheels"/test/polyflake-*.whl
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
     --target "$work/py-lean" "$wheels"/lean/polyflake-*.whl
