@@ -39,7 +39,7 @@ from django.db import models  # type: ignore[import-untyped]
 from django.utils.module_loading import import_string  # type: ignore[import-untyped]
 
 from .._polyflake import Generator, parse_id
-from .._sql import from_bigint, key_bounds, to_bigint
+from .._sql import checked_id, from_bigint, key_bounds, to_bigint
 from .._types import LayoutLike
 from ..errors import PolyflakeError
 
@@ -51,7 +51,19 @@ _making = threading.Lock()
 
 def generator(layout: str | None = None) -> Generator:
     """The process's generator for ``layout`` (default: the setting
-    ``POLYFLAKE_LAYOUT``, else ``"twitter"``), made at the first call."""
+    ``POLYFLAKE_LAYOUT``, else ``"twitter"``), made at the first call and
+    kept: every row's default asks for it, so the settings are read once."""
+    key = layout or ""
+    made = _generators.get(key)
+    if made is None:
+        with _making:
+            made = _generators.get(key)
+            if made is None:
+                made = _generators[key] = _make(layout)
+    return made
+
+
+def _make(layout: str | None) -> Generator:
     from django.conf import settings  # type: ignore[import-untyped]  # configured by now
 
     configured = getattr(settings, "POLYFLAKE_GENERATOR", None)
@@ -62,14 +74,7 @@ def generator(layout: str | None = None) -> Generator:
                 f"POLYFLAKE_GENERATOR names {type(found).__name__}, not a polyflake.Generator"
             )
         return found
-    name = layout or str(getattr(settings, "POLYFLAKE_LAYOUT", "twitter"))
-    made = _generators.get(name)
-    if made is None:
-        with _making:
-            made = _generators.get(name)
-            if made is None:
-                made = _generators[name] = Generator.from_env(name)
-    return made
+    return Generator.from_env(layout or str(getattr(settings, "POLYFLAKE_LAYOUT", "twitter")))
 
 
 class SnowflakeField(models.BigIntegerField):  # type: ignore[misc]
@@ -106,24 +111,12 @@ class SnowflakeField(models.BigIntegerField):  # type: ignore[misc]
         return list(self._validators)
 
     def to_python(self, value: Any) -> int | None:
-        if value is None or (isinstance(value, int) and not isinstance(value, bool)):
-            if value is not None:
-                self._check(value)
-            return value
-        if isinstance(value, str):
-            try:
-                return parse_id(value.strip(), "decimal")
-            except PolyflakeError as e:
-                raise self._invalid(value, e) from None
-        raise exceptions.ValidationError(
-            self.error_messages["invalid"],
-            code="invalid",
-            params={"value": value, "reason": f"{type(value).__name__} is not an int"},
-        )
-
-    def _check(self, value: int) -> None:
+        if value is None:
+            return None
         try:
-            to_bigint(value)
+            if isinstance(value, str):
+                return parse_id(value.strip(), "decimal")
+            return checked_id(value)
         except PolyflakeError as e:
             raise self._invalid(value, e) from None
 
