@@ -24,7 +24,10 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc, postgresql-server-dev-15, libclang-dev), if missing
 	bash scripts/debian-deps.sh
 
-test: lint vectors-check test-rust test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist-host ## Every test suite, with the lints (dist for linux x86_64 alone: make test-dist for every platform)
+SUITES := lint vectors-check test-rust test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist-host
+
+test: ## Every test suite, with the lints (dist for linux x86_64 alone: make test-dist for every platform); release builds run ahead in idle time
+	MAKE="$(MAKE)" bash scripts/test.sh $(SUITES)
 	@echo "make test: every suite passed"
 
 test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the CLI with and without etcd; the service and its page in chromium

@@ -8,7 +8,8 @@
 #            polyflake-<platform>-<v>.tgz per target (the prebuilt .node)
 #   maven/   a file repository: one jar with every target's library under
 #            JNA's resource path (linux-x86-64/, linux-aarch64/, darwin-*/),
-#            -sources, -javadoc and the pom
+#            -sources, -javadoc and the pom; polyflake-hibernate and
+#            polyflake-jackson (and their parent pom)
 #   cli/     polyflake-<v>-<triple>.tar.gz per target, with `polyflake serve`
 #   oci/     polyflake-serve-<v>.oci.tar: the image of `polyflake serve` for
 #            linux amd64 and arm64, from the static musl CLI (scripts/oci_image.py)
@@ -21,6 +22,10 @@
 #   dist.sh --host   make dist-host, in make test: linux x86_64 with glibc >=
 #                    2.17 alone, every package but the image (which needs the
 #                    musl CLIs); the short version that keeps .ci/run in budget
+#   ... --native     the native files alone (the libraries, CLIs and wheels,
+#                    into target/dist-native and -wheels), which make test builds ahead
+#                    (scripts/ahead.sh); without it they are taken from there
+#                    when make test built them ahead, else built first
 #
 # Per target one cargo-zigbuild invocation builds the CLI and the Node and
 # Kotlin libraries together, sharing every dependency; maturin builds the
@@ -28,28 +33,24 @@
 # crates.io, each target's standard library from rustup.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-all=0 host=0
-[ "${1:-}" = "--all" ] && all=1
-[ "${1:-}" = "--host" ] && host=1
+all=0 host=0 native_only=0
+for arg in "$@"; do
+    case "$arg" in
+        --all) all=1 ;;
+        --host) host=1 ;;
+        --native) native_only=1 ;;
+        *) echo "dist: unknown option $arg" >&2; exit 2 ;;
+    esac
+done
 bash "$root/scripts/debian-deps.sh"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 glibc=2.17
 dist="$root/dist"
 venv="$work/dist-venv"
-# Each target's native files, as shipped, for the report and the inspection.
+# Each target's native files, as shipped, for the report and the inspection,
+# and the wheels the native phase builds.
 native="$work/dist-native"
-rm -rf "$dist" "$native" && mkdir -p "$dist"/{python,npm,maven,cli,oci} "$native"
-
-if [ ! -x "$venv/bin/maturin" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2
-fi
-# cargo-zigbuild finds zig as `python3 -m ziglang`: the venv's python first.
-export PATH="$venv/bin:$PATH"
-# cargo finds the subcommand in $CARGO_HOME/bin, where `cargo install` puts it.
-if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild 0.24.1" ]; then
-    cargo install --quiet --locked cargo-zigbuild --version 0.24.1
-fi
+wheels="$work/dist-wheels"
 
 # The targets of this run: triple, here, python tag, node platform, JNA folder.
 rows=()
@@ -61,6 +62,31 @@ while read -r triple here python node jna; do
         dist-all) [ $all = 1 ] && rows+=("$triple libs $python $node $jna") ;;
     esac
 done < <(python3 "$root/scripts/release_matrix.py" --here)
+
+if [ ! -x "$venv/bin/maturin" ]; then
+    python3 -m venv "$venv"
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2
+fi
+
+# The packages come from the native files: the native phase first (here,
+# or taken from the lane of make test that built it ahead).
+if [ $native_only = 0 ]; then
+    if [ $host = 1 ]; then
+        bash "$root/scripts/ahead.sh" take dist-native
+    else
+        bash "$0" "$@" --native
+    fi
+fi
+
+# The native phase (--native): the libraries and CLIs into $native, the wheels into $wheels.
+if [ $native_only = 1 ]; then
+rm -rf "$native" "$wheels" && mkdir -p "$native" "$wheels"
+# cargo-zigbuild finds zig as `python3 -m ziglang`: the venv's python first.
+export PATH="$venv/bin:$PATH"
+# cargo finds the subcommand in $CARGO_HOME/bin, where `cargo install` puts it.
+if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild 0.24.1" ]; then
+    cargo install --quiet --locked cargo-zigbuild --version 0.24.1
+fi
 installed=$(rustup target list --installed)
 for row in "${rows[@]}"; do
     triple=${row%% *}
@@ -115,11 +141,11 @@ build_libs() {
 
 # build_wheel TRIPLE TAG: the abi3 wheel, its platform tag checked.
 build_wheel() {
-    local triple=$1 tag=$2 arch=${1%%-*} args=() pattern wheels
+    local triple=$1 tag=$2 arch=${1%%-*} args=() pattern found
     [ "$tag" = native ] || args=(--compatibility "$tag")
     echo "dist: the Python wheel for $triple"
     "$venv/bin/maturin" build --quiet --release --zig --target "$triple" "${args[@]}" \
-        -m "$root/bindings-python/Cargo.toml" --features etcd -o "$dist/python"
+        -m "$root/bindings-python/Cargo.toml" --features etcd -o "$wheels"
     # The one abi3 wheel of this target, found by the tag it must carry.
     pattern=$(case "$triple" in
         *-linux-gnu) echo "manylinux2014_$arch.manylinux_2_17_$arch" ;;
@@ -127,9 +153,9 @@ build_wheel() {
         x86_64-apple-darwin) echo "macosx_*_x86_64" ;;
         aarch64-apple-darwin) echo "macosx_*_arm64" ;;
     esac)
-    wheels=$(cd "$dist/python" && ls -- *-cp310-abi3-$pattern.whl 2>/dev/null || true)
-    if [ "$(wc -w <<<"$wheels")" != 1 ]; then
-        echo "dist: no single abi3 wheel tagged $pattern for $triple in dist/python: $(ls "$dist/python")" >&2
+    found=$(cd "$wheels" && ls -- *-cp310-abi3-$pattern.whl 2>/dev/null || true)
+    if [ "$(wc -w <<<"$found")" != 1 ]; then
+        echo "dist: no single abi3 wheel tagged $pattern for $triple in $wheels: $(ls "$wheels")" >&2
         exit 1
     fi
     # auditwheel reads the ELF of a glibc wheel: the floor it finds must be
@@ -137,25 +163,34 @@ build_wheel() {
     # wheel: their files are checked by dist_report.py (no glibc symbol and
     # musl's libc.so alone; Mach-O of the architecture).
     if [[ "$triple" == *-linux-gnu ]]; then
-        "$venv/bin/auditwheel" show "$dist/python/$wheels" > "$work/auditwheel-$triple.txt" 2>&1 || true
+        "$venv/bin/auditwheel" show "$wheels/$found" > "$work/auditwheel-$triple.txt" 2>&1 || true
         if ! grep -q "manylinux_2_17_$arch" "$work/auditwheel-$triple.txt"; then
             cat "$work/auditwheel-$triple.txt" >&2
-            echo "dist: auditwheel does not place $wheels at manylinux_2_17_$arch" >&2
+            echo "dist: auditwheel does not place $found at manylinux_2_17_$arch" >&2
             exit 1
         fi
     fi
 }
 
-libs_rows=()
 for row in "${rows[@]}"; do
     read -r triple kind python node jna <<<"$row"
     if [ "$kind" = libs ]; then
         build_libs "$triple" "$node" "$jna"
         build_wheel "$triple" "$python"
-        libs_rows+=("$row")
     else
         build_cli "$triple"
     fi
+done
+exit 0
+fi
+
+# The packages, from the native files of this run's targets.
+rm -rf "$dist" && mkdir -p "$dist"/{python,npm,maven,cli,oci}
+cp "$wheels"/*.whl "$dist/python/"
+libs_rows=()
+for row in "${rows[@]}"; do
+    read -r triple kind python node jna <<<"$row"
+    [ "$kind" != libs ] || libs_rows+=("$row")
 done
 "$venv/bin/maturin" sdist -m "$root/bindings-python/Cargo.toml" -o "$dist/python"
 
@@ -183,10 +218,11 @@ module="$root/bindings-kotlin"
 rm -rf "$module/target/generated-sources/uniffi" "$module/target/native" "$module/target/apidocs"
 # uniffi reads its metadata from the symbol table, which the zig-linked
 # library does not keep: the Kotlin is generated from a host build of the same
-# crate with the same features (the same API and checksums).
-cargo build --quiet --release -p polyflake-kotlin --features polyflake-kotlin/etcd
+# crate with the same features (the same API and checksums; a debug build, as
+# the metadata does not depend on the profile).
+cargo build --quiet -p polyflake-kotlin --features polyflake-kotlin/etcd
 cargo build --quiet -p uniffi-bindgen
-"$cargo_target/debug/uniffi-bindgen" generate --library "$cargo_target/release/libpolyflake_kotlin.so" --language kotlin \
+"$cargo_target/debug/uniffi-bindgen" generate --library "$cargo_target/debug/libpolyflake_kotlin.so" --language kotlin \
     --out-dir "$module/target/generated-sources/uniffi" --no-format
 mkdir -p "$module/target/native" "$module/target/apidocs"
 for row in "${libs_rows[@]}"; do
@@ -199,6 +235,18 @@ jars="$module/target/polyflake-$version"
 mvn -B -q -ntp deploy:deploy-file -Durl="file://$dist/maven" -DrepositoryId=dist \
     -Dfile="$jars.jar" -Dsources="$jars-sources.jar" -Djavadoc="$jars-javadoc.jar" \
     -DpomFile="$module/pom.xml"
+# The framework integrations (pure JVM jars), built against the jar just packaged, which goes
+# into the local Maven repository for that; their suites run in make test-kotlin.
+echo "dist: Maven jars of the integrations"
+mvn -B -q -ntp install:install-file -Dfile="$jars.jar" -DpomFile="$module/pom.xml"
+mvn -B -q -ntp -f "$module/integrations/pom.xml" -Pdist -DskipTests package
+mvn -B -q -ntp deploy:deploy-file -Durl="file://$dist/maven" -DrepositoryId=dist -Dpackaging=pom \
+    -Dfile="$module/integrations/pom.xml" -DpomFile="$module/integrations/pom.xml"
+for name in jackson hibernate; do
+    jar="$module/integrations/$name/target/polyflake-$name-$version"
+    mvn -B -q -ntp deploy:deploy-file -Durl="file://$dist/maven" -DrepositoryId=dist \
+        -Dfile="$jar.jar" -Dsources="$jar-sources.jar" -DpomFile="$module/integrations/$name/pom.xml"
+done
 
 echo "dist: CLI tarballs"
 rm -rf "$work/dist-cli"

@@ -16,7 +16,7 @@ pip "psycopg[binary]==3.3.9" ruff maturin
 # it (same features and profile: cargo reuses its artifacts), never a stale
 # wheel from an earlier run.
 rm -rf "$work/wheels/e2e"
-"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
+"$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" \
     --features etcd,test-hooks -o "$work/wheels/e2e"
 pip --force-reinstall --no-deps "$work"/wheels/e2e/polyflake-*.whl
 "$venv/bin/ruff" check "$root/e2e"

@@ -7,16 +7,26 @@
 # fuzz/corpus/<target> (so it doubles as a regression suite) and adds what it
 # finds there: commit it. A crash lands in fuzz/artifacts/<target>; put it in
 # the corpus with its fix (`cargo +nightly fuzz run <target> <file>` replays it).
+# `fuzz.sh --build` builds the targets and stops: make test builds them ahead
+# (scripts/ahead.sh); a run takes that build, or builds first.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+# The fuzz targets' own cargo target directory (sanitizer flags, nightly):
+# the same for the build ahead and the run.
+export CARGO_TARGET_DIR="$work/fuzz-target"
 seconds=${FUZZ_SECONDS:-600}
 cases=${POLYFLAKE_FUZZ_CASES:-100000}
 if ! rustup toolchain list | grep -q '^nightly'; then
     echo "fuzz: cargo fuzz needs the nightly toolchain (rustup toolchain install nightly)" >&2
     exit 1
 fi
-command -v cargo-fuzz >/dev/null || cargo install --quiet --locked cargo-fuzz
 cd "$root"
+if [ "${1:-}" = "--build" ]; then
+    command -v cargo-fuzz >/dev/null || cargo install --quiet --locked cargo-fuzz
+    cargo +nightly fuzz build
+    exit
+fi
+bash "$root/scripts/ahead.sh" take fuzz-build
 for target in parse decode layout generator; do
     echo "fuzz: $target for ${seconds} s"
     # libFuzzer's own report goes to the log; its last line says how many runs.

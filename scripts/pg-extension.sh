@@ -6,7 +6,7 @@
 # in the library, written by the workspace's own polyflake-pg-schema, so that
 # a fresh machine does not build cargo-pgrx and its 390 crates (ADR 0018).
 # Users install with cargo-pgrx as usual (docs/postgres.md). Used by make
-# test-postgres and make bench-pg.
+# test-postgres (built ahead by make test: scripts/ahead.sh) and make bench-pg.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"

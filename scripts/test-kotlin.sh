@@ -3,20 +3,23 @@
 # library mode, bundles it where JNA finds it, and runs the JUnit suite
 # against the packaged jar (mvn verify). The features come from
 # $BUILD_FEATURES: `etcd test-hooks` for the tests (the default here);
-# `make demo` packages a lean jar with none, built with $BUILD_PROFILE `dev`.
-# For the tests, a second library without etcd (`test-hooks` alone, the same
-# API) is checked to refuse etcd. uniffi-bindgen is a tool: a debug build.
+# `make demo` packages a lean jar with none. $BUILD_PROFILE is `dev` (a debug
+# build, with Rust's debug assertions and overflow checks: the suites run
+# those; the shipped release library is tested by make test-dist-host) or
+# `release` (make bench-kotlin). For the tests, a second library without etcd
+# (`test-hooks` alone, the same API) is checked to refuse etcd.
+# uniffi-bindgen is a tool: a debug build.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 features=${BUILD_FEATURES-etcd test-hooks}
-profile=${BUILD_PROFILE:-release}
+profile=${BUILD_PROFILE:-dev}
 module="$root/bindings-kotlin"
 lib="$cargo_target/$([ "$profile" = dev ] && echo debug || echo "$profile")/libpolyflake_kotlin.so"
 prefixed() { for f in "$@"; do printf 'polyflake-kotlin/%s ' "$f"; done; }
 rm -rf "$module/target/generated-sources/uniffi" "$module/target/native" "$module/target/native-without-etcd"
 if [[ " $features " == *" test-hooks "* ]]; then
     bash "$root/scripts/debian-deps.sh"
-    # It only has to refuse etcd: a debug build, not a second release one.
+    # It only has to refuse etcd.
     cargo build --quiet -p polyflake-kotlin --features polyflake-kotlin/test-hooks
     mkdir -p "$module/target/native-without-etcd"
     cp "$cargo_target/debug/libpolyflake_kotlin.so" "$module/target/native-without-etcd/"
@@ -29,3 +32,12 @@ cargo build --quiet -p uniffi-bindgen
 mkdir -p "$module/target/native/linux-x86-64"
 cp "$lib" "$module/target/native/linux-x86-64/"
 mvn -B -ntp -f "$module/pom.xml" verify "$@"
+if [[ " $features " == *" etcd "* && " $features " == *" test-hooks "* ]]; then
+    # The framework integrations (polyflake-jackson, polyflake-hibernate) against the jar just
+    # tested, installed into the local Maven repository as their dependency; their suites
+    # start PostgreSQL themselves (tests/postgres_cluster.py). Hibernate 7, then 6.
+    version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
+    mvn -B -q -ntp install:install-file -Dfile="$module/target/polyflake-$version.jar" -DpomFile="$module/pom.xml"
+    mvn -B -ntp -f "$module/integrations/pom.xml" verify
+    mvn -B -ntp -q -f "$module/integrations/pom.xml" -pl hibernate -am -Phibernate6 verify
+fi

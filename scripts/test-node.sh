@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Node: builds the addon twice (napi CLI from the npm registry):
-#   - without features (what a plain source build gives; a debug build): its generated
+#   - without features (what a plain source build gives): its generated
 #     loader and typings must equal the committed index.js/index.d.ts, and
 #     lean-test/ expects etcd to be refused;
 #   - with the `etcd` and `test-hooks` features: the addon the suite runs on.
+# Both are debug builds (Rust's debug assertions and overflow checks under the
+# suite); the release addon users install is tested by make test-dist-host.
 # Then type-checks a typed usage example and runs node --test on the package.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -19,7 +21,7 @@ for generated in index.js index.d.ts; do
         exit 1
     fi
 done
-npx napi build --platform --release --features "etcd test-hooks" -o "$work/node-test" \
+npx napi build --platform --features "etcd test-hooks" -o "$work/node-test" \
     --no-js --dts index.d.ts
 cp "$work/node-test/polyflake.linux-x64-gnu.node" .
 npx tsc --noEmit -p tsconfig.json

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # make test-postgres: the PostgreSQL extension (postgres/, pgrx), installed
 # into Debian's PostgreSQL 15 by pg-extension.sh, then its SQL suite
-# (postgres/tests) against clusters of the suite's own on 127.0.0.1.
+# (postgres/tests) against clusters of the suite's own on 127.0.0.1. (The
+# rules of its custom layouts are tested by cargo test: postgres/layouts.)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-bash "$root/scripts/pg-extension.sh"
+# Built ahead by make test (scripts/ahead.sh), else here.
+bash "$root/scripts/ahead.sh" take pg-extension
 venv="$work/pg-venv"
 if [ ! -x "$venv/bin/pytest" ]; then
     python3 -m venv "$venv"
@@ -16,15 +18,10 @@ fi
 cargo build --quiet -p polyflake-cli
 wheel=$(ls "$work"/wheels/lean/polyflake-*.whl 2>/dev/null | head -1 || true)
 if [ -z "$wheel" ]; then
-    "$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" -o "$work/wheels/lean"
+    "$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" -o "$work/wheels/lean"
     wheel=$(ls "$work"/wheels/lean/polyflake-*.whl | head -1)
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 "$venv/bin/ruff" check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
 "$venv/bin/ruff" format --check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
-# The crate's own unit tests (custom.rs: the JSON of custom layouts), in
-# release with the extension's features: every dependency is the one
-# pg-extension.sh built, only the crate itself is compiled again (a debug
-# build would compile pgrx and the etcd client a second time).
-PGRX_PG_CONFIG_PATH=/usr/lib/postgresql/15/bin/pg_config cargo test --quiet --release -p polyflake-postgres --lib --features etcd
 (cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

@@ -2,8 +2,12 @@
 # Python: builds two wheels (abi3) and tests those artifacts:
 #   - with the `etcd` and `test-hooks` features, installed into a fresh venv:
 #     ruff, mypy --strict and stubtest on the stubs, a typed example, pytest;
-#   - without features (what `pip install ./bindings-python` builds; a debug build): the
+#   - without features (what `pip install ./bindings-python` builds): the
 #     tests in tests-lean/, which expect etcd to be refused.
+# Both are debug builds: Rust's debug assertions and overflow checks run under
+# the suites (a misaligned generator was found so), and the dependencies are
+# shared with the Rust suites' debug builds. The release wheel users install
+# is tested by make test-dist-host.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
@@ -15,10 +19,8 @@ python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn \
     "pydantic==2.14.3" "fastapi==0.163.2" "httpx2==2.16.2" "sqlalchemy==2.1.9" \
     "psycopg[binary]==3.3.9" "django==5.2.19" "djangorestframework==3.18.3"
-"$venv/bin/maturin" build --quiet --release -m "$root/bindings-python/Cargo.toml" \
+"$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" \
     --features etcd,test-hooks -o "$wheels/test"
-# The lean wheel only has to refuse etcd: a debug build (no second release
-# build of the pyo3 crate, for .ci/run's time).
 "$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheels"/test/polyflake-*.whl
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \

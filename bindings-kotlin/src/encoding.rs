@@ -38,3 +38,9 @@ pub fn parse_bytes(bytes: Vec<u8>) -> Result<u64> {
 pub fn encoding_names() -> Vec<String> {
     Encoding::ALL.iter().map(|e| e.name().to_owned()).collect()
 }
+
+/// The contract's rule for which JSON keys hold IDs (the core's `is_id_key`).
+#[uniffi::export]
+pub fn is_id_key(key: String) -> bool {
+    polyflake::is_id_key(&key)
+}

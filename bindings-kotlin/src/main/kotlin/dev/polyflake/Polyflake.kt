@@ -105,4 +105,11 @@ object Polyflake {
 
     @JvmStatic
     fun parseBytes(bytes: ByteArray): Long = mapped { dev.polyflake.ffi.parseBytes(bytes).toLong() }
+
+    /**
+     * Whether a JSON key holds IDs, by the contract's rule: `id`, `ids`, or a key ending in
+     * `_id`, `_ids`, `Id`, `Ids`, `ID` or `IDs` (`customerId`, `orderIds`; not `paid`).
+     */
+    @JvmStatic
+    fun isIdKey(key: String): Boolean = dev.polyflake.ffi.isIdKey(key)
 }
