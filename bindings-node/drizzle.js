@@ -18,8 +18,7 @@
 
 const { and, gte, lte, or } = require('drizzle-orm')
 const { customType } = require('drizzle-orm/pg-core')
-const pf = require('./polyflake.js')
-const { checkedId, keyBounds } = require('./sql.js')
+const { checkedGenerator, checkedId, keyBounds } = require('./sql.js')
 
 /** A column holding a Snowflake ID: `bigint` in JS and in PostgreSQL, the same 64 bits. */
 const snowflakeId = customType({
@@ -36,14 +35,7 @@ const snowflakeId = customType({
 
 /** The primary key whose default is `generator.nextId()`, called once per inserted row. */
 function snowflakeKey(generator, name) {
-  if (!(generator instanceof pf.Generator)) {
-    const err = new TypeError(
-      "snowflakeKey takes the process's polyflake Generator, made once: a generator per call " +
-        'would issue one node value from many generators',
-    )
-    err.code = 'ERR_INVALID_ARG_TYPE'
-    throw err
-  }
+  checkedGenerator(generator, 'snowflakeKey')
   const column = name === undefined ? snowflakeId() : snowflakeId(name)
   return column.primaryKey().$defaultFn(() => generator.nextId())
 }

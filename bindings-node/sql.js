@@ -1,4 +1,4 @@
-// What the SQL integrations (drizzle.js) share: an ID in a PostgreSQL
+// What the SQL integrations (drizzle.js, typeorm.js) share: an ID in a PostgreSQL
 // `bigint`, and the bounds of a time range on the key. A bigint is signed;
 // an ID is not: every integration stores the ID's 64 bits, as the PostgreSQL
 // extension and Kotlin's Long do.
@@ -32,4 +32,18 @@ function keyBounds(layout, since, until) {
   return { low, high, crossesBit63: low < BIT_63 && high >= BIT_63 }
 }
 
-module.exports = { checkedId, keyBounds }
+/**
+ * `generator` if it is a polyflake Generator: a key default takes the
+ * process's one generator, made once, never a layout to make one per row from.
+ */
+function checkedGenerator(generator, what) {
+  if (generator instanceof pf.Generator) return generator
+  const err = new TypeError(
+    `${what} takes the process's polyflake Generator, made once: a generator per call ` +
+      'would issue one node value from many generators',
+  )
+  err.code = 'ERR_INVALID_ARG_TYPE'
+  throw err
+}
+
+module.exports = { checkedGenerator, checkedId, keyBounds }

@@ -25,15 +25,15 @@ npx napi build --platform --features "etcd test-hooks" -o "$work/node-test" \
     --no-js --dts index.d.ts
 cp "$work/node-test/polyflake.linux-x64-gnu.node" .
 npx tsc --noEmit -p tsconfig.json
-# polyflake/drizzle's typings against drizzle-orm's own (whose other dialects'
+# polyflake/drizzle's and polyflake/typeorm's typings against the ORMs' own (drizzle's other dialects'
 # declarations do not check, hence a config of its own that skips them).
-npx tsc --noEmit -p tsconfig.drizzle.json
+npx tsc --noEmit -p tsconfig.integrations.json
 node --test __test__/
 POLYFLAKE_LEAN_ADDON="$work/node-lean/polyflake.linux-x64-gnu.node" node --test lean-test/
 # The README's JavaScript as written, against this package.
 readme="$work/readme-node"
 rm -rf "$readme" && mkdir -p "$readme/node_modules"
 ln -s "$root/bindings-node" "$readme/node_modules/polyflake"
-for peer in drizzle-orm pg; do ln -s "$root/bindings-node/node_modules/$peer" "$readme/node_modules/$peer"; done
+for peer in drizzle-orm pg typeorm; do ln -s "$root/bindings-node/node_modules/$peer" "$readme/node_modules/$peer"; done
 python3 "$root/scripts/readme_examples.py" extract js "$readme"
 for example in "$readme"/*.cjs; do node "$example" >/dev/null; done

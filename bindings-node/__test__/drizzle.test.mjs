@@ -2,7 +2,6 @@
 // through drizzle-orm and pg: keys minted by the process's generator, the
 // ID's 64 bits in a bigint, time ranges on the key, JSON as strings.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
 import { after, before, test } from 'node:test'
 
 import { and, count, countDistinct, eq, max, min, sql } from 'drizzle-orm'
@@ -10,12 +9,11 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import { bigint, pgTable, text } from 'drizzle-orm/pg-core'
 import pg from 'pg'
 
-import { Generator, Layout, compose, decode, jsonReplacer, jsonReviver } from 'polyflake'
+import { Generator, decode, jsonReplacer, jsonReviver } from 'polyflake'
 import { idRange, snowflakeId, snowflakeKey } from 'polyflake/drizzle'
 
-const clusterScript = new URL('../../tests/postgres_cluster.py', import.meta.url).pathname
-const MAX = 2n ** 64n - 1n
-const BIT_63 = 2n ** 63n
+import { BAD_IDS, BIT_63, MAX, aroundBit63, composed, minuteEdges, startCluster, stopCluster } from './sql-support.mjs'
+
 
 // The process's one generator, as an application makes it.
 const ids = new Generator('twitter', { datacenterId: 3, machineId: 9 })
@@ -34,7 +32,7 @@ const events = pgTable('events', {
 let dir, pool, db
 
 before(() => {
-  const cluster = JSON.parse(execFileSync('python3', [clusterScript, 'start'], { encoding: 'utf8' }))
+  const cluster = startCluster()
   dir = cluster.dir
   pool = new pg.Pool({ connectionString: cluster.url })
   db = drizzle(pool)
@@ -42,7 +40,7 @@ before(() => {
 
 after(async () => {
   await pool?.end()
-  if (dir) execFileSync('python3', [clusterScript, 'stop', dir])
+  if (dir) stopCluster(dir)
 })
 
 async function fresh() {
@@ -93,13 +91,7 @@ test('a bigint holds the same 64 bits as the extension stores them', async () =>
 
 test('values outside 64 bits, and numbers, are refused before the database', async () => {
   await fresh()
-  for (const [bad, code] of [
-    [-1n, 'ERR_OUT_OF_RANGE'],
-    [MAX + 1n, 'ERR_OUT_OF_RANGE'],
-    [2n ** 70n, 'ERR_OUT_OF_RANGE'],
-    [12, 'ERR_INVALID_ARG_TYPE'],
-    ['12a', 'INVALID_ENCODING'],
-  ]) {
+  for (const [bad, code] of BAD_IDS) {
     await assert.rejects(db.insert(orders).values({ item: 'bad', parentId: bad }), (e) => {
       const cause = e.cause ?? e
       assert.equal(cause.code, code, String(e))
@@ -122,16 +114,10 @@ test('100,000 rows in one insert get 100,000 keys', async () => {
   for (const key of [stats.low, stats.high]) assert.equal(decode(BigInt.asUintN(64, BigInt(key)), 'twitter').machineId, 9)
 })
 
-function composed(layout, atMs, sequence) {
-  const nodes = Object.fromEntries(Layout.preset(layout).fieldNames.map((name) => [name, 1]))
-  return compose(layout, { timestampMs: atMs, sequence, ...nodes })
-}
-
 test('idRange selects by the key alone, across bit 63 too', async () => {
   await fresh()
   const start = Date.UTC(2026, 10, 30, 12)
-  const times = []
-  for (let m = 0; m < 6; m++) for (const ms of [0, 999]) times.push(start + m * 60_000 + ms)
+  const times = minuteEdges(start)
   await db.insert(events).values(times.map((at, i) => ({ id: composed('twitter', at, i), atMs: at })))
   const since = start + 60_000
   const until = start + 3 * 60_000 + 999
@@ -142,8 +128,7 @@ test('idRange selects by the key alone, across bit 63 too', async () => {
 
   // discord sets bit 63 from 2^41 ms after its epoch on.
   await fresh()
-  const flip = Layout.preset('discord').epochMs + 2 ** 41
-  const around = [-3, -2, -1, 0, 1, 2, 3].map((s) => flip + s * 1000)
+  const { flip, around } = aroundBit63()
   await db.insert(events).values(around.map((at) => ({ id: composed('discord', at, 0), atMs: at })))
   const [signs] = (await pool.query('SELECT min(id) < 0 AS neg, max(id) > 0 AS pos FROM events')).rows
   assert.deepEqual(signs, { neg: true, pos: true })
