@@ -3,7 +3,8 @@
 # suites leave a core idle while they wait on leases, timeouts, servers and
 # single-threaded runs; the release builds the last suites need (the
 # PostgreSQL extension, the zig-built dist libraries and wheel) run meanwhile
-# in a lane of their own at the lowest CPU priority (nice 19), so they take
+# in a lane of their own at the lowest CPU priority (nice 19, the idle
+# scheduling class, the idle I/O class), so they take
 # only what the suites leave, in a cargo target directory of their own
 # (target/ahead-target: no cargo lock is shared with the suites).
 #
@@ -43,6 +44,10 @@ case "${1:-}" in
         set -m
         (
             renice -n 19 -p "$BASHPID" >/dev/null
+            # Lower still where the kernel allows it (no privilege needed): the
+            # idle scheduling class, and the idle I/O class for the disk.
+            chrt --idle -p 0 "$BASHPID" 2>/dev/null || true
+            ionice -c 3 -p "$BASHPID" 2>/dev/null || true
             export CARGO_TARGET_DIR="$work/ahead-target"
             for step in "$@"; do
                 rc=0

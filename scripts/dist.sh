@@ -29,8 +29,8 @@
 #
 # Per target one cargo-zigbuild invocation builds the CLI and the Node and
 # Kotlin libraries together, sharing every dependency; maturin builds the
-# wheel with the same zig. Zig comes from PyPI (ziglang), cargo-zigbuild from
-# crates.io, each target's standard library from rustup.
+# wheel with the same zig. Zig and cargo-zigbuild come from PyPI (ziglang,
+# cargo-zigbuild, into target/dist-venv), each target's standard library from rustup.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 all=0 host=0 native_only=0
@@ -63,9 +63,12 @@ while read -r triple here python node jna; do
     esac
 done < <(python3 "$root/scripts/release_matrix.py" --here)
 
-if [ ! -x "$venv/bin/maturin" ]; then
+# cargo-zigbuild too comes prebuilt from PyPI (a fresh machine compiled it
+# from crates.io for 1.5 minutes).
+if [ ! -x "$venv/bin/maturin" ] || [ ! -x "$venv/bin/cargo-zigbuild" ]; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin==1.16.0 ziglang==0.17.1 \
+        auditwheel==6.8.2 cargo-zigbuild==0.24.1
 fi
 
 # The packages come from the native files: the native phase first (here,
@@ -83,10 +86,6 @@ if [ $native_only = 1 ]; then
 rm -rf "$native" "$wheels" && mkdir -p "$native" "$wheels"
 # cargo-zigbuild finds zig as `python3 -m ziglang`: the venv's python first.
 export PATH="$venv/bin:$PATH"
-# cargo finds the subcommand in $CARGO_HOME/bin, where `cargo install` puts it.
-if [ "$("${CARGO_HOME:-$HOME/.cargo}/bin/cargo-zigbuild" --version 2>/dev/null)" != "cargo-zigbuild 0.24.1" ]; then
-    cargo install --quiet --locked cargo-zigbuild --version 0.24.1
-fi
 installed=$(rustup target list --installed)
 for row in "${rows[@]}"; do
     triple=${row%% *}
@@ -104,7 +103,7 @@ lib_features=polyflake-node/etcd,polyflake-kotlin/etcd
 build_cli() {
     local triple=$1
     echo "dist: the CLI for $triple"
-    cargo zigbuild --quiet --release --target "$(zig_target "$triple")" -p polyflake-cli --features "$cli_features"
+    "$venv/bin/cargo-zigbuild" zigbuild --quiet --release --target "$(zig_target "$triple")" -p polyflake-cli --features "$cli_features"
     mkdir -p "$native/$triple"
     cp "$cargo_target/$triple/release/polyflake" "$native/$triple/"
 }
@@ -124,12 +123,12 @@ build_libs() {
             local flags
             flags="CARGO_TARGET_$(tr 'a-z-' 'A-Z_' <<<"$triple")_RUSTFLAGS"
             env "$flags=-C target-feature=-crt-static" CARGO_TARGET_DIR="$cargo_target/musl-dylib" \
-                cargo zigbuild --quiet --release --target "$target" "${packages[@]}" --features "$features"
+                "$venv/bin/cargo-zigbuild" zigbuild --quiet --release --target "$target" "${packages[@]}" --features "$features"
             out="$cargo_target/musl-dylib/$triple/release"
             build_cli "$triple"
             ;;
         *)
-            cargo zigbuild --quiet --release --target "$target" -p polyflake-cli "${packages[@]}" \
+            "$venv/bin/cargo-zigbuild" zigbuild --quiet --release --target "$target" -p polyflake-cli "${packages[@]}" \
                 --features "$cli_features,$features"
             mkdir -p "$native/$triple"
             cp "$out/polyflake" "$native/$triple/"
