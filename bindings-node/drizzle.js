@@ -18,7 +18,7 @@
 
 const { and, gte, lte, or } = require('drizzle-orm')
 const { customType } = require('drizzle-orm/pg-core')
-const { checkedGenerator, checkedId, keyBounds } = require('./sql.js')
+const { checkedGenerator, fromBigint, keyBounds, toBigint } = require('./sql.js')
 
 /** A column holding a Snowflake ID: `bigint` in JS and in PostgreSQL, the same 64 bits. */
 const snowflakeId = customType({
@@ -26,10 +26,10 @@ const snowflakeId = customType({
     return 'bigint'
   },
   toDriver(value) {
-    return BigInt.asIntN(64, checkedId(value)).toString()
+    return toBigint(value)
   },
   fromDriver(value) {
-    return BigInt.asUintN(64, BigInt(value))
+    return fromBigint(value)
   },
 })
 

@@ -20,6 +20,16 @@ function checkedId(id) {
   return id
 }
 
+/** The signed `bigint` PostgreSQL stores for an ID (checked as `checkedId` does), as decimal text. */
+function toBigint(id) {
+  return BigInt.asIntN(64, checkedId(id)).toString()
+}
+
+/** The ID a PostgreSQL `bigint` (as the driver reads it: text or a number) holds. */
+function fromBigint(value) {
+  return BigInt.asUintN(64, BigInt(value))
+}
+
 /** The IDs of `layout` issued from `since` to `until`, both included. */
 function keyBounds(layout, since, until) {
   const low = pf.minId(layout, since)
@@ -46,4 +56,4 @@ function checkedGenerator(generator, what) {
   throw err
 }
 
-module.exports = { checkedGenerator, checkedId, keyBounds }
+module.exports = { checkedGenerator, checkedId, fromBigint, keyBounds, toBigint }

@@ -17,7 +17,7 @@
 'use strict'
 
 const { BeforeInsert, Between, Column, LessThanOrEqual, MoreThanOrEqual, Or, PrimaryColumn } = require('typeorm')
-const { checkedGenerator, checkedId, keyBounds } = require('./sql.js')
+const { checkedGenerator, fromBigint, keyBounds, toBigint } = require('./sql.js')
 
 /**
  * The column transformer of an ID: a `bigint` in 0..2^64-1 in JS, the signed
@@ -26,11 +26,11 @@ const { checkedGenerator, checkedId, keyBounds } = require('./sql.js')
 const snowflakeTransformer = Object.freeze({
   to(value) {
     if (value === null || value === undefined) return value
-    return BigInt.asIntN(64, checkedId(value)).toString()
+    return toBigint(value)
   },
   from(value) {
     if (value === null || value === undefined) return value
-    return BigInt.asUintN(64, BigInt(value))
+    return fromBigint(value)
   },
 })
 

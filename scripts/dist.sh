@@ -43,7 +43,6 @@ for arg in "$@"; do
     esac
 done
 bash "$root/scripts/debian-deps.sh"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 glibc=2.17
 dist="$root/dist"
 venv="$work/dist-venv"

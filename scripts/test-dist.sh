@@ -16,7 +16,6 @@ source "$(dirname "$0")/lib.sh"
 dist="$root/dist"
 [ -f "$dist/SHA256SUMS" ] || { echo "test-dist: run make dist first" >&2; exit 1; }
 (cd "$dist" && sha256sum --quiet -c SHA256SUMS)
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 vectors="$root/tests/vectors"
 scratch="$work/test-dist"
 rm -rf "$scratch" && mkdir -p "$scratch"

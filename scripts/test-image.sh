@@ -12,7 +12,6 @@
 # what this shell has. crun refuses this host's hybrid cgroups; runc runs.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
 archive="$root/dist/oci/polyflake-serve-$version.oci.tar"
 [ -f "$archive" ] || { echo "test-image: $archive is missing: run make dist first" >&2; exit 1; }
 layout="$work/test-image/layout"

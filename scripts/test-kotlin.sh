@@ -36,7 +36,6 @@ if [[ " $features " == *" etcd "* && " $features " == *" test-hooks "* ]]; then
     # The framework integrations (polyflake-jackson, polyflake-hibernate) against the jar just
     # tested, installed into the local Maven repository as their dependency; their suites
     # start PostgreSQL themselves (tests/postgres_cluster.py). Hibernate 7, then 6.
-    version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)
     mvn -B -q -ntp install:install-file -Dfile="$module/target/polyflake-$version.jar" -DpomFile="$module/pom.xml"
     # install: the Hibernate 6 run takes polyflake-jackson from the local repository.
     mvn -B -ntp -f "$module/integrations/pom.xml" install
