@@ -97,7 +97,10 @@ const GUARD_NS: i64 = 2_000;
 impl MonotonicClock {
     /// Anchors a new clock to the current wall time.
     pub fn new() -> Self {
-        let counter = quanta::Clock::new();
+        MonotonicClock::on_counter(quanta::Clock::new())
+    }
+
+    fn on_counter(counter: quanta::Clock) -> Self {
         let probe = 1u64 << 32;
         let ns = counter.delta_as_nanos(0, probe).max(1);
         MonotonicClock {
@@ -111,8 +114,17 @@ impl MonotonicClock {
 
     #[cold]
     fn refill(&self) -> i64 {
-        let ns = self.base_wall_ns + self.base.elapsed().as_nanos() as i64;
+        self.refill_with(|| self.base_wall_ns + self.base.elapsed().as_nanos() as i64)
+    }
+
+    /// Opens this thread's window from an OS reading `os_ns`. The counter is
+    /// read first: the window is measured from a counter value no later than
+    /// the OS reading, so a thread preempted between the two reads gets a
+    /// window that ends early, never one that outlives its millisecond (and
+    /// answers a millisecond another thread has already seen pass).
+    fn refill_with(&self, os_ns: impl FnOnce() -> i64) -> i64 {
         let from = self.counter.raw();
+        let ns = os_ns();
         let ms = ns.div_euclid(1_000_000);
         let safe_ns = (1_000_000 - ns.rem_euclid(1_000_000) - GUARD_NS).max(0);
         let until = from.saturating_add((safe_ns as f64 * self.raw_per_ns) as u64);
@@ -221,6 +233,32 @@ mod tests {
             (before - 2..=after + 2).contains(&mono),
             "{mono} outside {before}..={after}"
         );
+    }
+
+    /// A thread preempted between its two reads must not keep answering a
+    /// millisecond that has passed: other threads have seen the next one,
+    /// and a generator would take the stale answer for the clock going
+    /// backwards. The counter is mocked so that simulated time (its value, in
+    /// nanoseconds) moves only where the test says.
+    #[test]
+    fn a_window_never_outlives_its_millisecond_when_preempted_between_reads() {
+        let (counter, time) = quanta::Clock::mock();
+        let clock = MonotonicClock::on_counter(counter);
+        time.increment(10_500_000u64);
+        let ms = clock.refill_with(|| {
+            let ns = time.value() as i64;
+            time.increment(5_000_000u64); // preempted for 5 ms after the OS read
+            ns
+        });
+        assert_eq!(ms, 10);
+        let window = WINDOW.with(Cell::get);
+        // The window ends before millisecond 11 begins, though 15.5 ms of
+        // simulated time have passed: a window measured from the counter
+        // value after the preemption would still answer 10 here...
+        assert!(window.until <= 11_000_000, "{}", window.until);
+        assert!(!(window.from..window.until).contains(&time.value()));
+        // ...and it holds the moment of the OS read.
+        assert!((window.from..window.until).contains(&10_500_000));
     }
 
     #[test]
