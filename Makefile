@@ -6,7 +6,7 @@ CARGO ?= cargo
 PYTHON ?= python3
 
 .DEFAULT_GOAL := help
-.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e bench-pg dist dist-all dist-host test-dist test-dist-host test test-postgres test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
+.PHONY: help check demo deps fuzz test-fuzz e2e test-e2e test-grpc bench-pg dist dist-all dist-host test-dist test-dist-host test test-postgres test-rust test-etcd test-python test-node test-kotlin vectors vectors-check fmt lint bench bench-python bench-node bench-kotlin bench-report
 
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
@@ -24,7 +24,7 @@ demo: ## The main job: build the CLI and the bindings (Rust alone, no etcd) and 
 deps: ## Debian packages the etcd feature, the tests and the packages need (protoc, the protobuf types, etcd, chromium and chromedriver, postgresql, faketime, llvm, qemu-user-static, podman, runc, postgresql-server-dev-15, libclang-dev), if missing
 	bash scripts/debian-deps.sh
 
-SUITES := lint vectors-check test-rust test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist-host
+SUITES := lint vectors-check test-rust test-grpc test-loom test-model test-etcd test-python test-node test-kotlin test-postgres test-private-ip test-e2e test-fuzz test-dist-host
 
 test: ## Every test suite, with the lints (dist for linux x86_64 alone: make test-dist for every platform); release builds run ahead in idle time
 	MAKE="$(MAKE)" bash scripts/test.sh $(SUITES)
@@ -34,6 +34,9 @@ test-rust: deps ## Rust: unit, golden-vector, property and uniqueness tests; the
 	$(CARGO) test --all-features
 	$(CARGO) test -p polyflake-cli --test without_etcd
 	bash scripts/test-readme-cli.sh
+
+test-grpc: deps ## polyflake serve's gRPC face from Python's grpcio (stubs from cli/proto, health, reflection)
+	bash scripts/test-grpc.sh
 
 test-loom: ## The generator's compare-and-swap under loom: every interleaving of 2 and 3 threads (its own target directory)
 	RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom $(CARGO) test --release -p polyflake --test loom -- --nocapture

@@ -67,6 +67,17 @@ export type EtcdOptions = ResolvedOptions & {
   /** Node numbers to claim from, `[start, stop)`. */
   nodeRange?: [IdInput, IdInput]
 }
+/** `Generator.fromService`'s settings (defaults from the service crate). */
+export type ServiceOptions = {
+  /** IDs per request (default 1000, at most 100000). */
+  batch?: number
+  /** The refill starts when fewer IDs than this remain (default half a batch). */
+  lowWater?: number
+  /** One request's limit: connecting, writing, each read (default 1000). */
+  requestTimeoutMs?: number
+  /** How long a call waits for IDs before it throws `LEASE_LOST`, reason `unreachable` (default 10000). */
+  deadlineMs?: number
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -92,6 +103,13 @@ export declare class Generator {
    * refuse with `INVALID_ARGUMENT`.
    */
   static fromEtcd(layout: Layout | PresetName, options: EtcdOptions): Generator
+  /**
+   * A generator whose IDs come from `polyflake serve` replicas (`urls`, an
+   * array or a comma-separated string): fetched `batch` at a time into a
+   * buffer that a background thread refills when fewer than `lowWater`
+   * remain, moving to the next replica when one fails.
+   */
+  static fromService(urls: string | string[], options?: ServiceOptions): ServiceGenerator
   /**
    * Claims the worker identity now rather than at the first use, and
    * returns the generator: `Generator.fromEnv('twitter').claim()` fails at
@@ -169,6 +187,43 @@ export declare class ManualClock {
   advance(deltaMs: number | bigint): void
 }
 export type JsManualClock = ManualClock
+
+/**
+ * IDs from `polyflake serve` replicas, buffered and refilled ahead by a
+ * background thread; each ID handed out once.
+ */
+export declare class ServiceGenerator {
+  /**
+   * The next ID from the buffer; blocks for a refill only when the buffer
+   * is empty, at most `deadlineMs` (`nextIdsAsync` waits off the event loop).
+   */
+  nextId(): bigint
+  /** The next ID as a decimal string. */
+  nextIdString(): string
+  /** `n` IDs, each batch's in its order. */
+  nextIds(n: number): BigUint64Array
+  /**
+   * `n` IDs, resolved once they are here: a refill is awaited on the
+   * thread pool, never on the event loop.
+   */
+  nextIdsAsync(n: number): Promise<BigUint64Array>
+  /** Counts since the generator was made. */
+  stats(): ServiceStats
+  /** IDs fetched and not yet handed out. */
+  get buffered(): number
+  /** The replicas, in the order batches are asked of them. */
+  get urls(): Array<string>
+  /** IDs per request. */
+  get batch(): number
+  /** The refill starts when fewer IDs than this remain. */
+  get lowWater(): number
+  /**
+   * Stops the refill and drops the buffer (waiting at most one request's
+   * timeout); later calls throw `LEASE_LOST`, reason `closed`.
+   */
+  close(): void
+}
+export type JsServiceGenerator = ServiceGenerator
 
 /**
  * A one-argument native `(id) => void` that writes `[timestampMs, sequence,
@@ -272,4 +327,18 @@ export interface Segment {
   value: bigint
   /** The segment's bits, most significant first. */
   bits: string
+}
+
+/** Counts since a service-backed generator was made. */
+export interface ServiceStats {
+  /** Batches fetched. */
+  batches: number
+  /** Requests that failed, each followed by a try at the next replica. */
+  failovers: number
+  /** Calls that found the buffer empty and waited for a refill. */
+  stalls: number
+  /** The longest of those waits, in milliseconds. */
+  longestStallMs: number
+  /** Calls that waited their whole deadline and threw. */
+  refused: number
 }

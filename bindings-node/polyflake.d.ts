@@ -21,8 +21,10 @@ export type {
   PresetName,
   ResolvedOptions,
   Segment,
+  ServiceOptions,
+  ServiceStats,
 } from './index'
-export { ENCODINGS, Generator, ManualClock, compose, explain, formatId, isIdKey, maxId, minId, parseId } from './index'
+export { ENCODINGS, Generator, ManualClock, ServiceGenerator, compose, explain, formatId, isIdKey, maxId, minId, parseId } from './index'
 
 /** Each preset's node fields, camelCase. */
 export interface PresetFields {

@@ -8,6 +8,7 @@ export const {
   Generator,
   Layout,
   ManualClock,
+  ServiceGenerator,
   compose,
   decode,
   explain,

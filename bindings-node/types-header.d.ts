@@ -67,3 +67,14 @@ export type EtcdOptions = ResolvedOptions & {
   /** Node numbers to claim from, `[start, stop)`. */
   nodeRange?: [IdInput, IdInput]
 }
+/** `Generator.fromService`'s settings (defaults from the service crate). */
+export type ServiceOptions = {
+  /** IDs per request (default 1000, at most 100000). */
+  batch?: number
+  /** The refill starts when fewer IDs than this remain (default half a batch). */
+  lowWater?: number
+  /** One request's limit: connecting, writing, each read (default 1000). */
+  requestTimeoutMs?: number
+  /** How long a call waits for IDs before it throws `LEASE_LOST`, reason `unreachable` (default 10000). */
+  deadlineMs?: number
+}

@@ -31,7 +31,9 @@ cargo build --quiet -p uniffi-bindgen
     --out-dir "$module/target/generated-sources/uniffi" --no-format
 mkdir -p "$module/target/native/linux-x86-64"
 cp "$lib" "$module/target/native/linux-x86-64/"
-mvn -B -ntp -f "$module/pom.xml" verify "$@"
+# The replicas Generator.fromService is tested against (tests/service_cluster.py).
+cargo build -q -p polyflake-cli --features serve
+POLYFLAKE_CLI="$cargo_target/debug/polyflake" mvn -B -ntp -f "$module/pom.xml" verify "$@"
 if [[ " $features " == *" etcd "* && " $features " == *" test-hooks "* ]]; then
     # The framework integrations (polyflake-jackson, polyflake-hibernate) against the jar just
     # tested, installed into the local Maven repository as their dependency; their suites

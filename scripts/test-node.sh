@@ -28,7 +28,9 @@ npx tsc --noEmit -p tsconfig.json
 # polyflake/drizzle's and polyflake/typeorm's typings against the ORMs' own (drizzle's other dialects'
 # declarations do not check, hence a config of its own that skips them).
 npx tsc --noEmit -p tsconfig.integrations.json
-node --test __test__/
+# The replicas Generator.fromService is tested against (tests/service_cluster.py).
+cargo build -q -p polyflake-cli --features serve
+POLYFLAKE_CLI="$cargo_target/debug/polyflake" node --test __test__/
 POLYFLAKE_LEAN_ADDON="$work/node-lean/polyflake.linux-x64-gnu.node" node --test lean-test/
 # The README's JavaScript as written, against this package.
 readme="$work/readme-node"

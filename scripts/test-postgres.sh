@@ -22,6 +22,6 @@ if [ -z "$wheel" ]; then
     wheel=$(ls "$work"/wheels/lean/polyflake-*.whl | head -1)
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
-"$venv/bin/ruff" check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
-"$venv/bin/ruff" format --check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py"
+"$venv/bin/ruff" check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py" "$root/tests/service_cluster.py"
+"$venv/bin/ruff" format --check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py" "$root/tests/service_cluster.py"
 (cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

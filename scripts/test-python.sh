@@ -26,6 +26,10 @@ python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
     --target "$work/py-lean" "$wheels"/lean/polyflake-*.whl
 
+# The replicas Generator.from_service is tested against (tests/service_cluster.py).
+cargo build -q -p polyflake-cli --features serve
+export POLYFLAKE_CLI="$cargo_target/debug/polyflake"
+
 cd "$root/bindings-python"
 "$venv/bin/ruff" check python tests tests-lean benchmarks
 "$venv/bin/ruff" format --check python tests tests-lean benchmarks

@@ -13,5 +13,6 @@ mod layout;
 mod parts;
 mod registry;
 mod request;
+mod service;
 
 uniffi::setup_scaffolding!();

@@ -13,12 +13,15 @@ import {
   maxId,
   minId,
   parseId,
+  ServiceGenerator,
   type CustomParts,
   type EtcdOptions,
   type GeneratorStats,
   type LeaseLostReason,
   type Parts,
   type PolyflakeError,
+  type ServiceOptions,
+  type ServiceStats,
 } from '../polyflake'
 // The native helpers are not part of the package (polyflake.mjs has none).
 // @ts-expect-error _bindDecode is not exported
@@ -57,3 +60,14 @@ const waits: number = stats.ceilingWaits + (stats.lease?.renewals ?? 0)
 const retry = (e: PolyflakeError): boolean => e.code === 'LEASE_LOST' && e.retryable === true
 const reason: LeaseLostReason | undefined = ({} as PolyflakeError).reason
 void [revived, idKey, range, shape, source, fields, waits, retry, reason]
+const served = async (urls: string[]): Promise<bigint[]> => {
+  const options: ServiceOptions = { batch: 2000, lowWater: 500, deadlineMs: 2500 }
+  const service: ServiceGenerator = Generator.fromService(urls, options)
+  const one: bigint = service.nextId()
+  const later: BigUint64Array = await service.nextIdsAsync(10)
+  const counts: ServiceStats = service.stats()
+  const stalled: number = counts.longestStallMs + counts.stalls
+  service.close()
+  return stalled >= 0 ? [one, ...later] : []
+}
+void served

@@ -84,6 +84,16 @@ pub(crate) fn throw(env: &Env, err: polyflake::Error) -> Error {
     }
 }
 
+/// `err` as the JS error of its code, for a promise to reject with (an
+/// async task's result is not thrown, so [`throw`] cannot carry it).
+pub(crate) fn rejection(env: &Env, err: polyflake::Error) -> Error {
+    match build(env, &err) {
+        // SAFETY: `build` returned a live value of this env.
+        Ok(error) => Error::from(unsafe { napi::Unknown::from_raw_unchecked(env.raw(), error) }),
+        Err(e) => e,
+    }
+}
+
 /// The core's message, naming a field as a JS caller spells it.
 fn message(err: &polyflake::Error) -> String {
     match err {

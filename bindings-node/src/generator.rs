@@ -12,6 +12,7 @@ use crate::args::{camel, exact_number, u64_arg};
 use crate::error::OrThrow;
 use crate::layout::{with_layout, JsLayout};
 use crate::request::{request, Source};
+use crate::service::JsServiceGenerator;
 
 /// Issues IDs for one worker identity; safe to share, never the same ID twice.
 #[napi(js_name = "Generator")]
@@ -89,6 +90,20 @@ impl JsGenerator {
                 request(&env, layout, Some(&options), Source::Registry)?,
             )
         })
+    }
+
+    /// A generator whose IDs come from `polyflake serve` replicas (`urls`, an
+    /// array or a comma-separated string): fetched `batch` at a time into a
+    /// buffer that a background thread refills when fewer than `lowWater`
+    /// remain, moving to the next replica when one fails.
+    #[napi(catch_unwind, ts_return_type = "ServiceGenerator")]
+    pub fn from_service(
+        env: Env,
+        #[napi(ts_arg_type = "string | string[]")] urls: Unknown<'_>,
+        #[napi(ts_arg_type = "ServiceOptions")] options: Option<Unknown<'_>>,
+    ) -> Result<JsServiceGenerator> {
+        let options = crate::args::optional_object_arg(&env, "options", options)?;
+        crate::service::from_service(&env, &urls, options.as_ref())
     }
 
     /// Claims the worker identity now rather than at the first use, and

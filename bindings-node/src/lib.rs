@@ -16,3 +16,4 @@ mod generator;
 mod layout;
 mod parts;
 mod request;
+mod service;

@@ -1,11 +1,14 @@
 //! Strict argument conversion: Python's `int` only (not `bool`, `float` or
 //! `str`), checked here so the exception class does not depend on the pyo3
-//! or Python version (pyo3 issue #6116).
+//! or Python version (pyo3 issue #6116); durations in seconds.
 
+use std::time::Duration;
+
+use polyflake::{ArgumentKind, Error};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt};
+use pyo3::types::{PyBool, PyFloat, PyInt};
 
-use crate::error::{negative, too_large, wrong_type};
+use crate::error::{negative, too_large, wrong_type, IntoPyResult};
 
 fn int<'py>(name: &str, value: &Bound<'py, PyAny>) -> PyResult<()> {
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
@@ -58,4 +61,22 @@ pub(crate) fn small_arg(name: &str, value: &Bound<'_, PyAny>, max: u64) -> PyRes
         return Err(too_large(name, &(max + 1).to_string(), value));
     }
     Ok(v)
+}
+
+/// Seconds as an int or float, as `time.sleep` takes them.
+pub(crate) fn seconds_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Duration> {
+    if !(value.is_instance_of::<PyInt>() || value.is_instance_of::<PyFloat>())
+        || value.is_instance_of::<PyBool>()
+    {
+        return Err(wrong_type(name, "seconds as an int or float", value));
+    }
+    let seconds: f64 = value.extract()?;
+    Duration::try_from_secs_f64(seconds)
+        .map_err(|_| {
+            Error::invalid(
+                ArgumentKind::Configuration,
+                format!("{name} must be a finite, non-negative number of seconds, not {seconds}"),
+            )
+        })
+        .py_err()
 }

@@ -14,6 +14,7 @@ use crate::layout::{layout_arg, PyLayout};
 use crate::parts::named_values;
 use crate::registry::settings_arg;
 use crate::request::request;
+use crate::service::PyServiceGenerator;
 
 #[pyclass(name = "Generator", module = "polyflake._polyflake", frozen)]
 pub struct PyGenerator {
@@ -180,6 +181,24 @@ impl PyGenerator {
             max_backwards_ms,
             check,
         )
+    }
+
+    /// A generator whose IDs come from `polyflake serve` replicas (`urls`, a
+    /// list or a comma-separated string): fetched `batch` at a time into a
+    /// buffer that a background thread refills when fewer than `low_water`
+    /// remain, moving to the next replica when one fails. `next_id` raises
+    /// `LeaseLostError` (reason `UNREACHABLE`) after waiting `deadline`
+    /// seconds with an empty buffer. Durations in seconds.
+    #[staticmethod]
+    #[pyo3(signature = (urls, *, batch = None, low_water = None, request_timeout = None, deadline = None))]
+    fn from_service(
+        urls: &Bound<'_, PyAny>,
+        batch: Option<&Bound<'_, PyAny>>,
+        low_water: Option<&Bound<'_, PyAny>>,
+        request_timeout: Option<&Bound<'_, PyAny>>,
+        deadline: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyServiceGenerator> {
+        PyServiceGenerator::made(urls, batch, low_water, request_timeout, deadline)
     }
 
     /// Claims the worker identity now rather than at the first use, and

@@ -16,6 +16,7 @@ mod parts;
 mod raw_type;
 mod registry;
 mod request;
+mod service;
 
 // Every wrapped type is `Sync` (the core generator is lock-free), so the
 // module is safe on free-threaded Python.
@@ -28,6 +29,7 @@ fn _polyflake(m: &Bound<'_, PyModule>) -> PyResult<()> {
     encoding::register(m)?;
     generator::register(m)?;
     counts::register(m)?;
+    service::register(m)?;
     m.add_function(wrap_pyfunction!(error::_error_names, m)?)?;
     #[cfg(feature = "test-hooks")]
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -1,32 +1,12 @@
 //! `Generator.from_etcd` arguments: converts them into the core's
 //! `RegistrySettings` (the connectors are `polyflake_connectors`').
 
-use std::time::Duration;
-
-use polyflake::{ArgumentKind, Error, RegistryDuration, RegistrySettings};
+use polyflake::{RegistryDuration, RegistrySettings};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use pyo3::types::PyString;
 
-use crate::args::u64_arg;
-use crate::error::{wrong_type, IntoPyResult};
-
-/// Seconds as an int or float, as `time.sleep` takes them.
-fn seconds_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Duration> {
-    if !(value.is_instance_of::<PyInt>() || value.is_instance_of::<PyFloat>())
-        || value.is_instance_of::<PyBool>()
-    {
-        return Err(wrong_type(name, "seconds as an int or float", value));
-    }
-    let seconds: f64 = value.extract()?;
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| {
-            Error::invalid(
-                ArgumentKind::Configuration,
-                format!("{name} must be a finite, non-negative number of seconds, not {seconds}"),
-            )
-        })
-        .py_err()
-}
+use crate::args::{seconds_arg, u64_arg};
+use crate::error::wrong_type;
 
 /// `endpoints` as a list of URLs or one comma-separated string.
 fn endpoints_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {

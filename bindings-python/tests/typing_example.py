@@ -43,6 +43,15 @@ def checked(endpoints: list[str]) -> polyflake.Generator:
     return polyflake.Generator.from_etcd("twitter", endpoints, check=lambda nodes: nodes != (0, 0))
 
 
+def served(urls: list[str]) -> list[int]:
+    """Type-checked, not run: test_service.py runs it against real replicas."""
+    with polyflake.Generator.from_service(urls, batch=2000, deadline=2.5) as service:
+        one: int = service.next_id()
+        stall: float = service.stats().longest_stall
+        assert stall >= 0
+        return [one, *service.next_ids(10)]
+
+
 is_key: bool = polyflake.is_id_key("user_id")
 names: list[str] = polyflake.Layout.TWITTER.field_names
 at: datetime = polyflake.decode(first, "twitter").time

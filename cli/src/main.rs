@@ -54,6 +54,10 @@ struct ServeArgs {
     /// Where to listen.
     #[arg(long, env = "POLYFLAKE_LISTEN", default_value = "127.0.0.1:8080")]
     listen: std::net::SocketAddr,
+    /// Where to answer gRPC too (polyflake.v1.Ids, grpc.health.v1 and
+    /// reflection; cli/proto/polyflake/v1/ids.proto); off unless given.
+    #[arg(long, env = "POLYFLAKE_GRPC_LISTEN")]
+    grpc_listen: Option<std::net::SocketAddr>,
     /// When the clock reads earlier than the last tick issued: wait (up to
     /// --max-backwards-ms, then refuse), fail (refuse at once) or logical
     /// (issue ahead of the clock).
@@ -81,7 +85,7 @@ fn serve(args: ServeArgs) -> Result<(), Failure> {
     let mut request = GeneratorRequest::new(layout, IdentityRequest::Environment);
     request.clock = Some(polyflake::clock::named_clock(&args.clock, "--clock")?);
     request.policy = policy;
-    serve::run(request.resolve(CONNECTORS)?, args.listen)
+    serve::run(request.resolve(CONNECTORS)?, args.listen, args.grpc_listen)
 }
 
 #[derive(Args)]

@@ -21,61 +21,10 @@ use serde_json::{json, Map, Value};
 use crate::failure::Failure;
 use crate::{decoded, time};
 
-/// The most IDs one request may ask for.
-pub const MAX_COUNT: u64 = 100_000;
+mod app;
+mod grpc;
 
-/// Upper bounds of the request-latency histogram, in seconds.
-const BUCKETS: [f64; 10] = [
-    0.000_1, 0.000_25, 0.000_5, 0.001, 0.002, 0.005, 0.01, 0.05, 0.25, 1.0,
-];
-
-#[derive(Default)]
-struct Metrics {
-    ids: AtomicU64,
-    batches: AtomicU64,
-    refused: AtomicU64,
-    requests: AtomicU64,
-    /// Cumulative counts per bucket, then the sum in microseconds.
-    latency: [AtomicU64; BUCKETS.len()],
-    latency_us: AtomicU64,
-}
-
-struct App {
-    generator: Generator,
-    layout: Layout,
-    metrics: Metrics,
-    /// The node bits of the last batch issued, to log each change of identity.
-    issuing_as: AtomicU64,
-}
-
-impl App {
-    /// Logs the node values IDs are issued under whenever they change, with
-    /// the time of the first ID under them: an audit trail for the IDs.
-    fn note_identity(&self, first: u64) {
-        let Ok(parts) = self.layout.decode(first) else {
-            return;
-        };
-        let Ok(bits) = self.layout.node_bits(parts.nodes()) else {
-            return;
-        };
-        if self.issuing_as.swap(bits, Ordering::Relaxed) != bits {
-            let fields: Vec<String> = self
-                .layout
-                .node_fields()
-                .iter()
-                .zip(parts.nodes())
-                .map(|(f, v)| format!("{}={v}", f.name()))
-                .collect();
-            eprintln!(
-                "polyflake: issuing as {} from {} ms ({}); identity: {}",
-                fields.join(" "),
-                parts.timestamp_ms,
-                time::iso(parts.timestamp_ms),
-                self.generator.identity_source()
-            );
-        }
-    }
-}
+use app::{issue, App, BUCKETS, MAX_COUNT};
 
 /// `{ "code": ..., "message": ... }` and what the error's variant adds: the
 /// field and its max, a lost lease's `reason` and `retryable`, an invalid
@@ -149,31 +98,12 @@ async fn ids(
             )
         }
     };
-    // A batch can wait for several ticks: off the async workers.
-    let issued = if count == 1 {
-        app.generator.next_id().map(|id| vec![id])
-    } else {
-        let worker = Arc::clone(&app);
-        match tokio::task::spawn_blocking(move || worker.generator.next_ids(count as usize)).await {
-            Ok(result) => result,
-            Err(e) => Err(Error::invalid(
-                ArgumentKind::Usage,
-                format!("the batch failed: {e}"),
-            )),
-        }
-    };
-    match issued {
+    match issue(&app, count).await {
         Ok(ids) => {
-            app.note_identity(ids[0]);
-            app.metrics.ids.fetch_add(count, Ordering::Relaxed);
-            app.metrics.batches.fetch_add(1, Ordering::Relaxed);
             let ids: Vec<String> = ids.iter().map(u64::to_string).collect();
             Json(json!({ "ids": ids })).into_response()
         }
-        Err(e) => {
-            app.metrics.refused.fetch_add(1, Ordering::Relaxed);
-            failure(&e)
-        }
+        Err(e) => failure(&e),
     }
 }
 
@@ -452,14 +382,12 @@ fn router(app: Arc<App>) -> Router {
 
 /// Serves until SIGTERM or SIGINT, then finishes the requests in flight and
 /// drops the generator, which releases its lease.
-pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), Failure> {
-    let layout = generator.layout().clone();
-    let app = Arc::new(App {
-        generator,
-        layout,
-        metrics: Metrics::default(),
-        issuing_as: AtomicU64::new(u64::MAX),
-    });
+pub fn run(
+    generator: Generator,
+    listen: SocketAddr,
+    grpc_listen: Option<SocketAddr>,
+) -> Result<(), Failure> {
+    let app = Arc::new(App::new(generator));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -483,13 +411,61 @@ pub fn run(generator: Generator, listen: SocketAddr) -> Result<(), Failure> {
             })?,
             app.generator.identity_source()
         );
-        axum::serve(listener, router(Arc::clone(&app)))
-            .with_graceful_shutdown(stopped())
+        // One signal stops both faces.
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            stopped().await;
+            let _ = stop.send(true);
+        });
+        let on_stop = move || {
+            let mut stopping = stopping.clone();
+            async move {
+                let _ = stopping.wait_for(|&stop| stop).await;
+            }
+        };
+        let grpc = match grpc_listen {
+            None => None,
+            Some(addr) => {
+                let grpc_listener =
+                    tokio::net::TcpListener::bind(addr)
+                        .await
+                        .map_err(|error| Failure::Serve {
+                            context: format!("--grpc-listen {addr}"),
+                            error,
+                        })?;
+                eprintln!(
+                    "polyflake: serving gRPC (polyflake.v1.Ids, health, reflection) on {}",
+                    grpc_listener.local_addr().map_err(|error| Failure::Serve {
+                        context: "the gRPC socket".into(),
+                        error,
+                    })?
+                );
+                Some(tokio::spawn(grpc::serve(
+                    Arc::clone(&app),
+                    grpc_listener,
+                    on_stop(),
+                )))
+            }
+        };
+        let http = axum::serve(listener, router(Arc::clone(&app)))
+            .with_graceful_shutdown(on_stop())
             .await
             .map_err(|error| Failure::Serve {
                 context: "serving".into(),
                 error,
-            })
+            });
+        let grpc = match grpc {
+            None => Ok(()),
+            Some(task) => match task.await {
+                Ok(served) => served.map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            },
+        };
+        http?;
+        grpc.map_err(|why| Failure::Serve {
+            context: "serving gRPC".into(),
+            error: std::io::Error::other(why),
+        })
     });
     drop(runtime);
     // The last reference: dropping it releases the lease at once.

@@ -31,7 +31,7 @@ fn a_killed_and_a_paused_replica_cost_no_duplicate_and_no_error() {
             .map(|r| format!("http://127.0.0.1:{}", r.port)),
     );
     settings.batch = 500;
-    settings.low_water = 250;
+    settings.low_water = Some(250);
     settings.request_timeout = Duration::from_millis(300);
     let service = Arc::new(ServiceGenerator::new(settings).unwrap());
 

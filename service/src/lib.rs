@@ -41,8 +41,9 @@ pub struct ServiceSettings {
     pub urls: Vec<String>,
     /// IDs per request: 1000 by default, at most [`MAX_BATCH`].
     pub batch: usize,
-    /// The refill starts when fewer IDs than this remain: half a batch by default.
-    pub low_water: usize,
+    /// The refill starts when fewer IDs than this remain (at most `batch`):
+    /// half a batch when `None`, the default.
+    pub low_water: Option<usize>,
     /// One request's limit (connecting, writing, each read): 1 s by default.
     pub request_timeout: Duration,
     /// How long `next_id` waits for IDs before it fails: 10 s by default.
@@ -55,7 +56,7 @@ impl ServiceSettings {
         ServiceSettings {
             urls: urls.into_iter().map(Into::into).collect(),
             batch: 1000,
-            low_water: 500,
+            low_water: None,
             request_timeout: Duration::from_secs(1),
             deadline: Duration::from_secs(10),
         }
@@ -88,6 +89,8 @@ pub struct ServiceGenerator {
 struct Shared {
     replicas: Vec<Replica>,
     settings: ServiceSettings,
+    /// `settings.low_water`, or its default.
+    low_water: usize,
     /// The process the buffer belongs to.
     pid: u32,
     state: Mutex<State>,
@@ -137,10 +140,11 @@ impl ServiceGenerator {
                 max: MAX_BATCH as u64,
             });
         }
-        if settings.low_water > settings.batch {
+        let low_water = settings.low_water.unwrap_or(settings.batch / 2);
+        if low_water > settings.batch {
             return Err(Error::FieldOutOfRange {
                 field: "low_water".into(),
-                value: settings.low_water as u64,
+                value: low_water as u64,
                 max: settings.batch as u64,
             });
         }
@@ -153,6 +157,7 @@ impl ServiceGenerator {
         let shared = Arc::new(Shared {
             replicas,
             settings,
+            low_water,
             pid: std::process::id(),
             state: Mutex::new(State {
                 resting: vec![None; n],
@@ -189,6 +194,16 @@ impl ServiceGenerator {
     /// Counts since the generator was made.
     pub fn stats(&self) -> ServiceStats {
         self.shared.lock().stats
+    }
+
+    /// The settings it was made with.
+    pub fn settings(&self) -> &ServiceSettings {
+        &self.shared.settings
+    }
+
+    /// The refill starts when fewer IDs than this remain.
+    pub fn low_water(&self) -> usize {
+        self.shared.low_water
     }
 
     /// IDs buffered now (fetched, not yet handed out).
@@ -240,7 +255,7 @@ impl ServiceGenerator {
             let wanted = n - out.len();
             let now = state.ids.len().min(wanted);
             out.extend(state.ids.drain(..now));
-            if state.ids.len() < shared.settings.low_water {
+            if state.ids.len() < shared.low_water {
                 shared.wanted.notify_one();
             }
             if out.len() == n {
@@ -306,10 +321,7 @@ impl Shared {
         loop {
             let (first, resting) = {
                 let mut state = self.lock();
-                while !state.closed
-                    && state.ids.len() >= self.settings.low_water
-                    && state.waiting == 0
-                {
+                while !state.closed && state.ids.len() >= self.low_water && state.waiting == 0 {
                     state = self.wanted.wait(state).unwrap_or_else(|e| e.into_inner());
                 }
                 if state.closed {
@@ -400,7 +412,14 @@ mod tests {
             bad(&|s| s.batch = MAX_BATCH + 1).code(),
             "FIELD_OUT_OF_RANGE"
         );
-        assert_eq!(bad(&|s| s.low_water = 1001).code(), "FIELD_OUT_OF_RANGE");
+        assert_eq!(
+            bad(&|s| s.low_water = Some(1001)).code(),
+            "FIELD_OUT_OF_RANGE"
+        );
+        // A smaller batch alone is sound: the low-water mark follows it.
+        let mut small = ServiceSettings::new(["http://127.0.0.1:9"]);
+        small.batch = 10;
+        assert_eq!(ServiceGenerator::new(small).unwrap().low_water(), 5);
         assert_eq!(
             bad(&|s| s.deadline = Duration::ZERO).code(),
             "INVALID_ARGUMENT"

@@ -227,6 +227,25 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
             return Generator(create(layout, FfiIdentity.Etcd(settings), clock, onClockBackwards, check))
         }
 
+        /**
+         * A generator whose IDs come from `polyflake serve` replicas at [urls]
+         * (`http://host:port`): fetched [batch] at a time (default 1000) into a buffer that a
+         * background thread refills when fewer than [lowWater] remain (default half a batch),
+         * moving to the next replica on a refused connection, a timeout or a 503. A call that
+         * finds the buffer empty waits at most [deadline] (default 10 s), then throws
+         * [LeaseLostException] with reason [LeaseLostReason.UNREACHABLE]; [requestTimeout]
+         * bounds one request (default 1 s).
+         */
+        @JvmStatic
+        @JvmOverloads
+        fun fromService(
+            urls: List<String>,
+            batch: Int? = null,
+            lowWater: Int? = null,
+            requestTimeout: Duration? = null,
+            deadline: Duration? = null,
+        ): ServiceGenerator = ServiceGenerator.create(urls, batch, lowWater, requestTimeout, deadline)
+
         private fun create(
             layout: Layout,
             identity: FfiIdentity,

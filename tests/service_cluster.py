@@ -1,0 +1,176 @@
+"""Real `polyflake serve` replicas leasing from one real etcd, for the suites
+that test a service-backed generator (Python, Node and Kotlin): one way to
+start them, as tests/postgres_cluster.py is for PostgreSQL.
+
+Debian's etcd-server (`make deps` installs it) with a fresh data directory and
+N replicas of the given `polyflake` binary (built with the `serve` feature),
+each with a state directory of its own, all on free ports of 127.0.0.1 and
+stopped by their PIDs. `start` returns once etcd is healthy and every replica
+answers /readyz with 200 (it holds an identity). Only the standard library: a
+suite in any language runs it as a script::
+
+    python3 tests/service_cluster.py start --cli target/debug/polyflake --replicas 3
+        # prints {"dir": …, "etcd": url, "replicas": [{"url": …, "pid": …}, …]}
+    python3 tests/service_cluster.py stop DIR   # every process by its PID, DIR removed
+
+A suite kills and pauses replicas itself (by the PIDs printed); `stop`
+resumes a paused one before killing it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+
+def free_port(taken: set[int]) -> int:
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in taken:
+            taken.add(port)
+            return port
+
+
+def status(url: str) -> int | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+    except OSError:
+        return None
+
+
+def etcd_healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=2) as answer:
+            return b'"health":"true"' in answer.read()
+    except OSError:
+        return False
+
+
+def spawn(args: list[str], log: Path, pids: Path, env: dict[str, str] | None = None) -> int:
+    with open(log, "wb") as out:
+        process = subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+        )
+    with open(pids, "a") as f:
+        f.write(f"{process.pid}\n")
+    return process.pid
+
+
+def wait_for(what: str, ok: Callable[[], bool], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not ok():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} within {seconds:.0f} s")
+        time.sleep(0.05)
+
+
+def start(cli: str, replicas: int, layout: str) -> dict[str, object]:
+    etcd = shutil.which("etcd")
+    if not etcd:
+        raise RuntimeError("etcd is missing (make deps installs Debian's etcd-server)")
+    if not os.access(cli, os.X_OK):
+        raise RuntimeError(
+            f"{cli} is not an executable polyflake (cargo build -p polyflake-cli --features serve)"
+        )
+    base = Path(tempfile.mkdtemp(prefix="polyflake-service-"))
+    pids = base / "pids"
+    taken: set[int] = set()
+    try:
+        client, peer = free_port(taken), free_port(taken)
+        url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+        spawn(
+            [etcd, "--name", "svc", "--data-dir", str(base / "etcd"),
+             "--listen-client-urls", url, "--advertise-client-urls", url,
+             "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
+             "--initial-cluster", f"svc={peer_url}"],
+            base / "etcd.log", pids,
+        )  # fmt: skip
+        # Listening is not serving: wait until the member has elected itself.
+        wait_for("etcd was not healthy", lambda: etcd_healthy(url))
+        started = []
+        for i in range(replicas):
+            port = free_port(taken)
+            state = base / f"state-{i}"
+            state.mkdir()
+            env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
+            env.update(
+                POLYFLAKE_STATE_DIR=str(state),
+                POLYFLAKE_ETCD_ENDPOINTS=url,
+                POLYFLAKE_ETCD_PREFIX="/service-cluster",
+            )
+            pid = spawn(
+                [cli, "serve", "--layout", layout, "--listen", f"127.0.0.1:{port}"],
+                base / f"replica-{i}.log", pids, env,
+            )  # fmt: skip
+            started.append({"url": f"http://127.0.0.1:{port}", "pid": pid})
+        for replica in started:
+            ready = f"{replica['url']}/readyz"
+            wait_for(f"{replica['url']} was not ready", lambda url=ready: status(url) == 200)
+    except BaseException:
+        stop(base)
+        raise
+    return {"dir": str(base), "etcd": url, "replicas": started}
+
+
+def alive(pid: int) -> bool:
+    """Running or stopped, not gone and not a zombie awaiting its reaper."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def stop(base: Path) -> None:
+    pids = base / "pids"
+    if pids.exists():
+        for line in pids.read_text().split():
+            pid = int(line)
+            for sig in (signal.SIGCONT, signal.SIGKILL):
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    break
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                # Started by another process (the `start` call): wait until it is gone.
+                wait_for(f"process {pid} did not end", lambda p=pid: not alive(p), 10)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    up = commands.add_parser("start")
+    up.add_argument("--cli", required=True)
+    up.add_argument("--replicas", type=int, default=3)
+    up.add_argument("--layout", default="twitter")
+    down = commands.add_parser("stop")
+    down.add_argument("dir")
+    args = parser.parse_args()
+    if args.command == "start":
+        print(json.dumps(start(args.cli, args.replicas, args.layout)), flush=True)
+    else:
+        stop(Path(args.dir))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
