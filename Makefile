@@ -124,7 +124,7 @@ bench-node: ## Node benchmark beside the peers, into docs/benchmarks.md
 bench-kotlin: ## Kotlin benchmark beside hutool and tsid-creator, into docs/benchmarks.md
 	bash scripts/bench-kotlin.sh
 
-bench-serve: ## polyflake serve under wrk beside a trivial handler, into docs/benchmarks.md
+bench-serve: ## polyflake serve over HTTP (wrk) and gRPC beside a trivial handler of each, and next_id through a service-backed generator beside a local one, into docs/benchmarks.md
 	bash scripts/bench-serve.sh
 
 bench-report: ## Rewrite docs/benchmarks.md from the last benchmark run

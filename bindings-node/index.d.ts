@@ -73,6 +73,8 @@ export type ServiceOptions = {
   batch?: number
   /** The refill starts when fewer IDs than this remain (default half a batch). */
   lowWater?: number
+  /** The largest batch the refill grows to while the buffer drains faster than requests return (default 16 × batch). */
+  maxBatch?: number
   /** One request's limit: connecting, writing, each read (default 1000). */
   requestTimeoutMs?: number
   /** How long a call waits for IDs before it throws `LEASE_LOST`, reason `unreachable` (default 10000). */
@@ -213,9 +215,12 @@ export declare class ServiceGenerator {
   get buffered(): number
   /** The replicas, in the order batches are asked of them. */
   get urls(): Array<string>
-  /** IDs per request. */
+  /**
+   * IDs per request now: the refill adapts it to the rate, from the
+   * `batch` given up to `maxBatch`.
+   */
   get batch(): number
-  /** The refill starts when fewer IDs than this remain. */
+  /** The refill starts when fewer IDs than this remain (it scales with the batch). */
   get lowWater(): number
   /**
    * Stops the refill and drops the buffer (waiting at most one request's

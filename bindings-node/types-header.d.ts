@@ -73,6 +73,8 @@ export type ServiceOptions = {
   batch?: number
   /** The refill starts when fewer IDs than this remain (default half a batch). */
   lowWater?: number
+  /** The largest batch the refill grows to while the buffer drains faster than requests return (default 16 × batch). */
+  maxBatch?: number
   /** One request's limit: connecting, writing, each read (default 1000). */
   requestTimeoutMs?: number
   /** How long a call waits for IDs before it throws `LEASE_LOST`, reason `unreachable` (default 10000). */

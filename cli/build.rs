@@ -7,8 +7,8 @@ fn main() {
         let proto = "proto/polyflake/v1/ids.proto";
         println!("cargo:rerun-if-changed={proto}");
         let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+        // The client is for examples/grpc_load.rs (make bench-serve).
         tonic_prost_build::configure()
-            .build_client(false)
             .file_descriptor_set_path(out.join("polyflake_descriptor.bin"))
             .compile_protos(&[proto], &["proto"])
             .expect("protoc compiles cli/proto/polyflake/v1/ids.proto (make deps installs protobuf-compiler)");

@@ -17,6 +17,7 @@ pub struct FfiServiceSettings {
     pub urls: Vec<String>,
     pub batch: Option<u32>,
     pub low_water: Option<u32>,
+    pub max_batch: Option<u32>,
     pub request_timeout_ms: Option<u64>,
     pub deadline_ms: Option<u64>,
 }
@@ -45,6 +46,7 @@ impl FfiServiceGenerator {
             core.batch = batch as usize;
         }
         core.low_water = settings.low_water.map(|n| n as usize);
+        core.max_batch = settings.max_batch.map(|n| n as usize);
         if let Some(ms) = settings.request_timeout_ms {
             core.request_timeout = Duration::from_millis(ms);
         }
@@ -91,7 +93,7 @@ impl FfiServiceGenerator {
     }
 
     pub fn batch(&self) -> u32 {
-        self.inner.settings().batch as u32
+        self.inner.batch() as u32
     }
 
     pub fn low_water(&self) -> u32 {

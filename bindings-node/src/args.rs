@@ -197,3 +197,18 @@ pub(crate) fn exact_number(env: &Env, name: &str, value: i128) -> Result<f64> {
     }
     Ok(value as f64)
 }
+
+/// The options an options object gives, in its order: an option set to
+/// `undefined` is an option not given.
+pub(crate) fn given_options<'env>(options: &Object<'env>) -> Result<Vec<(String, Unknown<'env>)>> {
+    let mut given = Vec::new();
+    for key in Object::keys(options)? {
+        let Some(value) = options.get::<Unknown<'env>>(&key)? else {
+            continue;
+        };
+        if value.get_type()? != ValueType::Undefined {
+            given.push((key, value));
+        }
+    }
+    Ok(given)
+}

@@ -50,14 +50,7 @@ pub(crate) fn request(
     };
     let registry = source == Source::Registry;
     if let Some(options) = options {
-        for key in Object::keys(options)? {
-            // An option set to `undefined` is an option not given.
-            let Some(value) = options.get::<Unknown<'_>>(&key)? else {
-                continue;
-            };
-            if value.get_type()? == ValueType::Undefined {
-                continue;
-            }
+        for (key, value) in crate::args::given_options(options)? {
             match key.as_str() {
                 "onClockBackwards" => {
                     policy = Some(unsafe { value.cast::<String>() }.map_err(|_| {

@@ -48,17 +48,11 @@ pub(crate) fn from_service(
 ) -> Result<JsServiceGenerator> {
     let mut settings = ServiceSettings::new(urls_arg(env, urls)?);
     if let Some(options) = options {
-        for key in Object::keys(options)? {
-            // An option set to `undefined` is an option not given.
-            let Some(value) = options.get::<Unknown<'_>>(&key)? else {
-                continue;
-            };
-            if value.get_type()? == ValueType::Undefined {
-                continue;
-            }
+        for (key, value) in crate::args::given_options(options)? {
             match key.as_str() {
                 "batch" => settings.batch = count_arg(env, &key, &value)?,
                 "lowWater" => settings.low_water = Some(count_arg(env, &key, &value)?),
+                "maxBatch" => settings.max_batch = Some(count_arg(env, &key, &value)?),
                 "requestTimeoutMs" => {
                     settings.request_timeout = Duration::from_millis(u64_arg(env, &key, &value)?)
                 }
@@ -70,7 +64,7 @@ pub(crate) fn from_service(
                         ArgumentKind::UnknownName,
                         format!(
                             "unknown option {key:?}: fromService takes batch, lowWater, \
-                             requestTimeoutMs and deadlineMs"
+                             maxBatch, requestTimeoutMs and deadlineMs"
                         ),
                     ))
                     .or_throw(env)
@@ -164,13 +158,14 @@ impl JsServiceGenerator {
         self.inner.settings().urls.clone()
     }
 
-    /// IDs per request.
+    /// IDs per request now: the refill adapts it to the rate, from the
+    /// `batch` given up to `maxBatch`.
     #[napi(getter)]
     pub fn batch(&self) -> u32 {
-        self.inner.settings().batch as u32
+        self.inner.batch() as u32
     }
 
-    /// The refill starts when fewer IDs than this remain.
+    /// The refill starts when fewer IDs than this remain (it scales with the batch).
     #[napi(getter)]
     pub fn low_water(&self) -> u32 {
         self.inner.low_water() as u32

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use polyflake::{ArgumentKind, Error};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyFloat, PyInt};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
 
 use crate::error::{negative, too_large, wrong_type, IntoPyResult};
 
@@ -79,4 +79,18 @@ pub(crate) fn seconds_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Dura
             )
         })
         .py_err()
+}
+
+/// URLs (etcd's endpoints, the service's replicas) as a list of strings or
+/// one comma-separated string, split by the core's rule.
+pub(crate) fn urls_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(polyflake::identity::registry::parse_endpoints(
+            &text.to_cow()?,
+        ));
+    }
+    value
+        .try_iter()
+        .and_then(|items| items.map(|item| item?.extract::<String>()).collect())
+        .map_err(|_| wrong_type(name, "a URL string or a list of them", value))
 }

@@ -186,19 +186,22 @@ impl PyGenerator {
     /// A generator whose IDs come from `polyflake serve` replicas (`urls`, a
     /// list or a comma-separated string): fetched `batch` at a time into a
     /// buffer that a background thread refills when fewer than `low_water`
-    /// remain, moving to the next replica when one fails. `next_id` raises
+    /// remain (the batch doubling, up to `max_batch`, while the buffer drains
+    /// faster than requests come back), moving to the next replica when one
+    /// fails. `next_id` raises
     /// `LeaseLostError` (reason `UNREACHABLE`) after waiting `deadline`
     /// seconds with an empty buffer. Durations in seconds.
     #[staticmethod]
-    #[pyo3(signature = (urls, *, batch = None, low_water = None, request_timeout = None, deadline = None))]
+    #[pyo3(signature = (urls, *, batch = None, low_water = None, max_batch = None, request_timeout = None, deadline = None))]
     fn from_service(
         urls: &Bound<'_, PyAny>,
         batch: Option<&Bound<'_, PyAny>>,
         low_water: Option<&Bound<'_, PyAny>>,
+        max_batch: Option<&Bound<'_, PyAny>>,
         request_timeout: Option<&Bound<'_, PyAny>>,
         deadline: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<PyServiceGenerator> {
-        PyServiceGenerator::made(urls, batch, low_water, request_timeout, deadline)
+        PyServiceGenerator::made(urls, batch, low_water, max_batch, request_timeout, deadline)
     }
 
     /// Claims the worker identity now rather than at the first use, and

@@ -3,23 +3,8 @@
 
 use polyflake::{RegistryDuration, RegistrySettings};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
 
-use crate::args::{seconds_arg, u64_arg};
-use crate::error::wrong_type;
-
-/// `endpoints` as a list of URLs or one comma-separated string.
-fn endpoints_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if let Ok(text) = value.cast::<PyString>() {
-        return Ok(polyflake::identity::registry::parse_endpoints(
-            &text.to_cow()?,
-        ));
-    }
-    value
-        .try_iter()
-        .and_then(|items| items.map(|item| item?.extract::<String>()).collect())
-        .map_err(|_| wrong_type("endpoints", "a URL string or a list of them", value))
-}
+use crate::args::{seconds_arg, u64_arg, urls_arg};
 
 /// The settings of `Generator.from_etcd`; durations in seconds, in the
 /// order of `RegistryDuration::ALL` (`None`: the core's default).
@@ -29,7 +14,7 @@ pub(crate) fn settings_arg(
     durations: [Option<&Bound<'_, PyAny>>; RegistryDuration::ALL.len()],
     node_range: Option<(&Bound<'_, PyAny>, &Bound<'_, PyAny>)>,
 ) -> PyResult<RegistrySettings> {
-    let mut settings = RegistrySettings::new(endpoints_arg(endpoints)?);
+    let mut settings = RegistrySettings::new(urls_arg("endpoints", endpoints)?);
     if let Some(prefix) = prefix {
         settings.prefix = prefix.to_owned();
     }

@@ -5,27 +5,14 @@
 use polyflake::{ArgumentKind, Error};
 use polyflake_service::{ServiceGenerator, ServiceSettings, ServiceStats};
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::PyTuple;
 
-use crate::args::{seconds_arg, u64_arg};
-use crate::error::{wrong_type, IntoPyResult};
+use crate::args::{seconds_arg, u64_arg, urls_arg};
+use crate::error::IntoPyResult;
 
 #[pyclass(name = "ServiceGenerator", module = "polyflake._polyflake", frozen)]
 pub struct PyServiceGenerator {
     inner: ServiceGenerator,
-}
-
-/// `urls` as a list of `http://host:port` strings or one comma-separated string.
-fn urls_arg(value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
-    if let Ok(text) = value.cast::<PyString>() {
-        return Ok(polyflake::identity::registry::parse_endpoints(
-            &text.to_cow()?,
-        ));
-    }
-    value
-        .try_iter()
-        .and_then(|items| items.map(|item| item?.extract::<String>()).collect())
-        .map_err(|_| wrong_type("urls", "a URL string or a list of them", value))
 }
 
 fn count_arg(name: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
@@ -42,15 +29,19 @@ impl PyServiceGenerator {
         urls: &Bound<'_, PyAny>,
         batch: Option<&Bound<'_, PyAny>>,
         low_water: Option<&Bound<'_, PyAny>>,
+        max_batch: Option<&Bound<'_, PyAny>>,
         request_timeout: Option<&Bound<'_, PyAny>>,
         deadline: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut settings = ServiceSettings::new(urls_arg(urls)?);
+        let mut settings = ServiceSettings::new(urls_arg("urls", urls)?);
         if let Some(batch) = batch {
             settings.batch = count_arg("batch", batch)?;
         }
         if let Some(low_water) = low_water {
             settings.low_water = Some(count_arg("low_water", low_water)?);
+        }
+        if let Some(max_batch) = max_batch {
+            settings.max_batch = Some(count_arg("max_batch", max_batch)?);
         }
         if let Some(timeout) = request_timeout {
             settings.request_timeout = seconds_arg("request_timeout", timeout)?;
@@ -95,13 +86,14 @@ impl PyServiceGenerator {
         self.inner.settings().urls.clone()
     }
 
-    /// IDs per request.
+    /// IDs per request now: the refill adapts it to the rate, from the
+    /// `batch` given up to `max_batch`.
     #[getter]
     fn batch(&self) -> usize {
-        self.inner.settings().batch
+        self.inner.batch()
     }
 
-    /// The refill starts when fewer IDs than this remain.
+    /// The refill starts when fewer IDs than this remain (it scales with the batch).
     #[getter]
     fn low_water(&self) -> usize {
         self.inner.low_water()
@@ -129,7 +121,7 @@ impl PyServiceGenerator {
         format!(
             "ServiceGenerator({:?}, batch={}, buffered={})",
             settings.urls,
-            settings.batch,
+            self.inner.batch(),
             self.inner.buffered()
         )
     }

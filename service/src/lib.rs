@@ -17,6 +17,7 @@
 //! IDs from two replicas come from two identities: each batch is increasing,
 //! the stream as a whole is unique but not sorted across batches.
 
+mod fork;
 mod http;
 
 use std::collections::VecDeque;
@@ -44,6 +45,11 @@ pub struct ServiceSettings {
     /// The refill starts when fewer IDs than this remain (at most `batch`):
     /// half a batch when `None`, the default.
     pub low_water: Option<usize>,
+    /// The largest batch the refill grows to when the buffer drains faster
+    /// than four requests take (and shrinks from, down to `batch`, when a
+    /// batch lasts longer than 64 requests): 16 × `batch` (at most
+    /// [`MAX_BATCH`]) when `None`; `Some(batch)` keeps the batch fixed.
+    pub max_batch: Option<usize>,
     /// One request's limit (connecting, writing, each read): 1 s by default.
     pub request_timeout: Duration,
     /// How long `next_id` waits for IDs before it fails: 10 s by default.
@@ -57,6 +63,7 @@ impl ServiceSettings {
             urls: urls.into_iter().map(Into::into).collect(),
             batch: 1000,
             low_water: None,
+            max_batch: None,
             request_timeout: Duration::from_secs(1),
             deadline: Duration::from_secs(10),
         }
@@ -89,10 +96,13 @@ pub struct ServiceGenerator {
 struct Shared {
     replicas: Vec<Replica>,
     settings: ServiceSettings,
-    /// `settings.low_water`, or its default.
+    /// `settings.low_water`, or its default: the low-water mark of a batch of
+    /// `settings.batch`, scaled with the batch.
     low_water: usize,
-    /// The process the buffer belongs to.
-    pid: u32,
+    /// `settings.max_batch`, or its default.
+    max_batch: usize,
+    /// The fork generation of the process the buffer belongs to.
+    made_in: u64,
     state: Mutex<State>,
     /// IDs arrived, or the generator closed.
     filled: Condvar,
@@ -111,6 +121,13 @@ struct State {
     /// Until when each replica is passed over after a failure.
     resting: Vec<Option<Instant>>,
     closed: bool,
+    /// The batch asked for now, between `settings.batch` and `max_batch`,
+    /// and its low-water mark.
+    batch: usize,
+    low_water: usize,
+    /// The refill thread waits for `wanted`: only then is it signalled
+    /// (a signal is a system call; most calls need none).
+    refill_idle: bool,
     stats: ServiceStats,
 }
 
@@ -148,19 +165,33 @@ impl ServiceGenerator {
                 max: settings.batch as u64,
             });
         }
+        let max_batch = settings
+            .max_batch
+            .unwrap_or(MAX_BATCH.min(settings.batch.saturating_mul(16)));
+        if !(settings.batch..=MAX_BATCH).contains(&max_batch) {
+            return Err(Error::FieldOutOfRange {
+                field: "max_batch".into(),
+                value: max_batch as u64,
+                max: MAX_BATCH as u64,
+            });
+        }
         if settings.request_timeout.is_zero() || settings.deadline.is_zero() {
             return Err(usage(
                 "request_timeout and deadline must be longer than zero".into(),
             ));
         }
         let n = replicas.len();
+        let batch = settings.batch;
         let shared = Arc::new(Shared {
             replicas,
             settings,
             low_water,
-            pid: std::process::id(),
+            max_batch,
+            made_in: fork::registered(),
             state: Mutex::new(State {
                 resting: vec![None; n],
+                batch,
+                low_water,
                 ..State::default()
             }),
             filled: Condvar::new(),
@@ -178,10 +209,36 @@ impl ServiceGenerator {
     }
 
     /// The next ID.
+    #[inline]
     pub fn next_id(&self) -> Result<u64, Error> {
+        self.same_process()?;
+        {
+            let mut state = self.shared.lock();
+            if !state.closed {
+                if let Some(id) = state.ids.pop_front() {
+                    self.shared.want_more(&mut state);
+                    return Ok(id);
+                }
+            }
+        }
         let mut out = Vec::with_capacity(1);
         self.take(1, &mut out)?;
         Ok(out[0])
+    }
+
+    /// Refuses in a forked child, before touching the lock (which a thread
+    /// of the parent may have held at the fork).
+    #[inline]
+    fn same_process(&self) -> Result<(), Error> {
+        if fork::generation() != self.shared.made_in {
+            return Err(Error::lease_lost(
+                LeaseLostReason::Forked,
+                "a forked child's copy of a service-backed generator: its buffer is the parent's; \
+                 make a new generator in the child"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 
     /// `n` IDs, each batch's in its order.
@@ -201,9 +258,16 @@ impl ServiceGenerator {
         &self.shared.settings
     }
 
-    /// The refill starts when fewer IDs than this remain.
+    /// The IDs asked for per request now (the refill adapts it to the rate
+    /// between `settings.batch` and `max_batch`).
+    pub fn batch(&self) -> usize {
+        self.shared.lock().batch
+    }
+
+    /// The refill starts when fewer IDs than this remain (now: it scales
+    /// with the batch).
     pub fn low_water(&self) -> usize {
-        self.shared.low_water
+        self.shared.lock().low_water
     }
 
     /// IDs buffered now (fetched, not yet handed out).
@@ -214,6 +278,16 @@ impl ServiceGenerator {
     /// Stops the refill and drops the buffer; later calls fail with
     /// `LEASE_LOST`, reason `closed`.
     pub fn close(&self) {
+        if fork::generation() != self.shared.made_in {
+            // A forked child's copy: the buffer and the refill thread are the
+            // parent's. Nothing here may touch them: a lock a parent's thread
+            // held at the fork stays held, and the thread is not in this
+            // process (joining or detaching it would be undefined).
+            if let Ok(mut refiller) = self.refiller.try_lock() {
+                std::mem::forget(refiller.take());
+            }
+            return;
+        }
         {
             let mut state = self.shared.lock();
             state.closed = true;
@@ -234,14 +308,7 @@ impl ServiceGenerator {
 
     fn take(&self, n: usize, out: &mut Vec<u64>) -> Result<(), Error> {
         let shared = &*self.shared;
-        if std::process::id() != shared.pid {
-            return Err(Error::lease_lost(
-                LeaseLostReason::Forked,
-                "a forked child's copy of a service-backed generator: its buffer is the parent's; \
-                 make a new generator in the child"
-                    .into(),
-            ));
-        }
+        self.same_process()?;
         let mut state = shared.lock();
         let mut stalled: Option<Instant> = None;
         let deadline = Instant::now() + shared.settings.deadline;
@@ -255,9 +322,7 @@ impl ServiceGenerator {
             let wanted = n - out.len();
             let now = state.ids.len().min(wanted);
             out.extend(state.ids.drain(..now));
-            if state.ids.len() < shared.low_water {
-                shared.wanted.notify_one();
-            }
+            shared.want_more(&mut state);
             if out.len() == n {
                 if let Some(began) = stalled {
                     let waited = began.elapsed();
@@ -290,7 +355,7 @@ impl ServiceGenerator {
                 ));
             }
             state.waiting += 1;
-            shared.wanted.notify_one();
+            shared.want_more(&mut state);
             state = shared
                 .filled
                 .wait_timeout(state, left)
@@ -313,21 +378,56 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Wakes the refill if it waits and the buffer is below the low-water
+    /// mark or a caller waits for more than it holds.
+    #[inline]
+    fn want_more(&self, state: &mut State) {
+        if state.refill_idle && (state.ids.len() < state.low_water || state.waiting > 0) {
+            state.refill_idle = false;
+            self.wanted.notify_one();
+        }
+    }
+
+    /// Leaf's adaptive step, measured in requests rather than minutes: a
+    /// batch used up (down to the low-water mark) within four requests' time,
+    /// or a caller waiting, doubles the next batch; one that lasted longer
+    /// than 64 requests halves it. Between `settings.batch` and `max_batch`,
+    /// the low-water mark in the same proportion.
+    fn adapt(&self, state: &mut State, lasted: Duration, took: Duration) {
+        let batch = if state.waiting > 0 || lasted < took * 4 {
+            (state.batch * 2).min(self.max_batch)
+        } else if lasted > took * 64 {
+            (state.batch / 2).max(self.settings.batch)
+        } else {
+            return;
+        };
+        state.batch = batch;
+        state.low_water =
+            (batch as u128 * self.low_water as u128 / self.settings.batch as u128) as usize;
+    }
+
     /// The refill thread: a batch whenever the buffer is below the low-water
     /// mark or a caller waits, from the replicas in turn.
     fn refill(&self) {
         let n = self.replicas.len();
         let mut pause = Duration::from_millis(20);
+        // When the last batch arrived, and how long its request took.
+        let mut last: Option<(Instant, Duration)> = None;
         loop {
-            let (first, resting) = {
+            let (first, resting, batch) = {
                 let mut state = self.lock();
-                while !state.closed && state.ids.len() >= self.low_water && state.waiting == 0 {
+                while !state.closed && state.ids.len() >= state.low_water && state.waiting == 0 {
+                    state.refill_idle = true;
                     state = self.wanted.wait(state).unwrap_or_else(|e| e.into_inner());
+                    state.refill_idle = false;
                 }
                 if state.closed {
                     return;
                 }
-                (state.next_replica, state.resting.clone())
+                if let Some((arrived, took)) = last.take() {
+                    self.adapt(&mut state, arrived.elapsed(), took);
+                }
+                (state.next_replica, state.resting.clone(), state.batch)
             };
             // One round: each replica once, from the one after the last that
             // answered; those that failed in the last second go last.
@@ -338,8 +438,10 @@ impl Shared {
             let mut failed = Vec::new();
             let mut answered = None;
             for i in order {
-                match self.replicas[i].fetch(self.settings.batch, self.settings.request_timeout) {
+                let asked = Instant::now();
+                match self.replicas[i].fetch(batch, self.settings.request_timeout) {
                     Ok(ids) => {
+                        last = Some((Instant::now(), asked.elapsed()));
                         answered = Some(((i + 1) % n, i, ids));
                         break;
                     }

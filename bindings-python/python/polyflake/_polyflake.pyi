@@ -23,6 +23,8 @@ __all__ = [
     "Generator",
     "GeneratorStats",
     "LeaseStats",
+    "ServiceGenerator",
+    "ServiceStats",
     "_after_fork_in_child",
     "_error_names",
     "_panic_for_tests",
@@ -160,6 +162,7 @@ class Generator:
         *,
         batch: int | None = None,
         low_water: int | None = None,
+        max_batch: int | None = None,
         request_timeout: float | None = None,
         deadline: float | None = None,
     ) -> ServiceGenerator: ...

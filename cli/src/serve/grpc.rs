@@ -224,8 +224,10 @@ pub(crate) async fn serve(
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(IdsServer::new(Service { app }))
+        // Without TCP_NODELAY, a reply larger than a segment waits for the
+        // client's delayed ACK: 40 ms a call for count=1000 (measured).
         .serve_with_incoming_shutdown(
-            tokio_stream::wrappers::TcpListenerStream::new(listener),
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
             stop,
         )
         .await;

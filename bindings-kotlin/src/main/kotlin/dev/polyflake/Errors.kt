@@ -70,6 +70,18 @@ internal inline fun <T> mapped(block: () -> T): T =
         throw e.toPublic()
     }
 
+/**
+ * [mapped], with a closed generator's error as Kotlin's idiom for a closed resource:
+ * [IllegalStateException] naming [what], the core's [LeaseLostException] as its cause.
+ */
+internal inline fun <T> mappedOpen(what: String, block: () -> T): T =
+    try {
+        mapped(block)
+    } catch (e: LeaseLostException) {
+        if (e.reason == LeaseLostReason.CLOSED) throw IllegalStateException("this $what is closed", e)
+        throw e
+    }
+
 /** Node values and counts are unsigned; a negative `Long` is refused here, naming the argument. */
 internal fun unsigned(name: String, value: Long): ULong {
     require(value >= 0) { "$name must be >= 0, got $value" }

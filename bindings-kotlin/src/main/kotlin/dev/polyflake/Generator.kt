@@ -144,13 +144,7 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
      * A call the fast path could not answer: the core's typed error; a closed generator's
      * is Kotlin's idiom for a closed resource, with the core's error as its cause.
      */
-    private inline fun <T> slow(block: () -> T): T =
-        try {
-            mapped(block)
-        } catch (e: LeaseLostException) {
-            if (e.reason == LeaseLostReason.CLOSED) throw IllegalStateException("this Generator is closed", e)
-            throw e
-        }
+    private inline fun <T> slow(block: () -> T): T = mappedOpen("Generator", block)
 
     /** Counts since the generator was built: waits at the per-tick ceiling, clock events, the lease's. */
     fun stats(): GeneratorStats = GeneratorStats.from(ffi.stats())
@@ -231,7 +225,9 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
          * A generator whose IDs come from `polyflake serve` replicas at [urls]
          * (`http://host:port`): fetched [batch] at a time (default 1000) into a buffer that a
          * background thread refills when fewer than [lowWater] remain (default half a batch),
-         * moving to the next replica on a refused connection, a timeout or a 503. A call that
+         * doubling the batch up to [maxBatch] (default 16 × [batch]) while the buffer drains faster
+         * than requests return, moving to the next replica on a refused connection, a timeout or a
+         * 503. A call that
          * finds the buffer empty waits at most [deadline] (default 10 s), then throws
          * [LeaseLostException] with reason [LeaseLostReason.UNREACHABLE]; [requestTimeout]
          * bounds one request (default 1 s).
@@ -242,9 +238,10 @@ class Generator private constructor(private val ffi: FfiGenerator) : AutoCloseab
             urls: List<String>,
             batch: Int? = null,
             lowWater: Int? = null,
+            maxBatch: Int? = null,
             requestTimeout: Duration? = null,
             deadline: Duration? = null,
-        ): ServiceGenerator = ServiceGenerator.create(urls, batch, lowWater, requestTimeout, deadline)
+        ): ServiceGenerator = ServiceGenerator.create(urls, batch, lowWater, maxBatch, requestTimeout, deadline)
 
         private fun create(
             layout: Layout,

@@ -52,10 +52,10 @@ class ServiceGenerator internal constructor(private val ffi: FfiServiceGenerator
     /** The replicas, in the order batches are asked of them. */
     val urls: List<String> get() = ffi.urls()
 
-    /** IDs per request. */
+    /** IDs per request now: the refill adapts it to the rate, from the batch given up to `maxBatch`. */
     val batch: Int get() = ffi.batch().toInt()
 
-    /** The refill starts when fewer IDs than this remain. */
+    /** The refill starts when fewer IDs than this remain (it scales with the batch). */
     val lowWater: Int get() = ffi.lowWater().toInt()
 
     /**
@@ -67,19 +67,14 @@ class ServiceGenerator internal constructor(private val ffi: FfiServiceGenerator
     }
 
     /** A closed generator's error is Kotlin's idiom for a closed resource, as [Generator]'s. */
-    private inline fun <T> call(block: () -> T): T =
-        try {
-            mapped(block)
-        } catch (e: LeaseLostException) {
-            if (e.reason == LeaseLostReason.CLOSED) throw IllegalStateException("this ServiceGenerator is closed", e)
-            throw e
-        }
+    private inline fun <T> call(block: () -> T): T = mappedOpen("ServiceGenerator", block)
 
     internal companion object {
         fun create(
             urls: List<String>,
             batch: Int?,
             lowWater: Int?,
+            maxBatch: Int?,
             requestTimeout: Duration?,
             deadline: Duration?,
         ): ServiceGenerator {
@@ -89,6 +84,7 @@ class ServiceGenerator internal constructor(private val ffi: FfiServiceGenerator
                 urls,
                 count("batch", batch),
                 count("lowWater", lowWater),
+                count("maxBatch", maxBatch),
                 ms("requestTimeout", requestTimeout),
                 ms("deadline", deadline),
             )
