@@ -63,7 +63,9 @@ def etcd_healthy(url: str) -> bool:
         return False
 
 
-def spawn(args: list[str], log: Path, pids: Path, env: dict[str, str] | None = None) -> int:
+def spawn(
+    args: list[str], log: Path, pids: Path, env: dict[str, str] | None = None
+) -> int:
     with open(log, "wb") as out:
         process = subprocess.Popen(
             args, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
@@ -109,7 +111,9 @@ def start(cli: str, replicas: int, layout: str) -> dict[str, object]:
             port = free_port(taken)
             state = base / f"state-{i}"
             state.mkdir()
-            env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
+            env = {
+                k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")
+            }
             env.update(
                 POLYFLAKE_STATE_DIR=str(state),
                 POLYFLAKE_ETCD_ENDPOINTS=url,
@@ -122,7 +126,9 @@ def start(cli: str, replicas: int, layout: str) -> dict[str, object]:
             started.append({"url": f"http://127.0.0.1:{port}", "pid": pid})
         for replica in started:
             ready = f"{replica['url']}/readyz"
-            wait_for(f"{replica['url']} was not ready", lambda url=ready: status(url) == 200)
+            wait_for(
+                f"{replica['url']} was not ready", lambda url=ready: status(url) == 200
+            )
     except BaseException:
         stop(base)
         raise
