@@ -44,7 +44,8 @@ quietly "$venv/bin/python" -m pip install -q --disable-pip-version-check --force
 need "$npm_ready"
 (cd bindings-node && quietly npx napi build --platform --js index.js --dts index.d.ts)
 need "$maven_ready"
-BUILD_FEATURES="" BUILD_PROFILE=dev quietly bash scripts/test-kotlin.sh -q -Dmaven.test.skip=true
+BUILD_FEATURES="" BUILD_PROFILE=dev quietly bash scripts/build-kotlin.sh
+quietly mvn -q -B -ntp -f bindings-kotlin/pom.xml -Dmaven.test.skip=true package
 quietly mvn -q -B -ntp -Dstyle.color=never -f bindings-kotlin/pom.xml dependency:build-classpath \
     -Dmdep.outputFile="$work/kotlin-cp.txt" -Dmdep.includeScope=runtime
 # The library jar itself, never the -sources or -javadoc jar `make dist` leaves beside it.
