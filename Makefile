@@ -11,10 +11,11 @@ PYTHON ?= python3
 help: ## List the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  make %-14s %s\n", $$1, $$2}'
 
-check: ## The fast inner loop (Rust alone): rustfmt, clippy, the core's layers, the core's tests, the golden vectors
+check: ## The fast inner loop (Rust alone): rustfmt, clippy, the core's layers, the map's paths (docs/design.md), the core's tests, the golden vectors
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	bash scripts/check-lean.sh
+	$(PYTHON) scripts/check_design_paths.py
 	$(CARGO) test -q -p polyflake
 	$(PYTHON) tests/vectors/make_vectors.py --check
 
@@ -101,6 +102,7 @@ fmt: ## Format the Rust code
 lint: deps ## rustfmt, clippy (warnings as errors), the lean default build's promises, the Kubernetes example against its schemas
 	bash scripts/check-lean.sh
 	bash scripts/check-deploy.sh
+	$(PYTHON) scripts/check_design_paths.py
 	$(PYTHON) scripts/readme_examples.py check
 	$(PYTHON) scripts/release_matrix.py --check
 	$(CARGO) fmt --all -- --check

@@ -27,7 +27,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 from bench_report import replace_section
-from run import Run, stop_all
+from processes import Run, stop_all
 
 BATCH = 10_000
 ALONE = 1_000_000

@@ -27,15 +27,16 @@ impl FfiRegistrySettings {
         if let Some(prefix) = self.prefix {
             settings.prefix = prefix;
         }
-        // In the order of `RegistryDuration::ALL`.
+        // Each by the core's name for it, never by position in `RegistryDuration::ALL`.
         let durations = [
-            self.ttl_ms,
-            self.keep_alive_ms,
-            self.safety_margin_ms,
-            self.request_timeout_ms,
-            self.max_clock_gap_ms,
+            ("ttl", self.ttl_ms),
+            ("keep_alive", self.keep_alive_ms),
+            ("safety_margin", self.safety_margin_ms),
+            ("request_timeout", self.request_timeout_ms),
+            ("max_clock_gap", self.max_clock_gap_ms),
         ];
-        for (setting, ms) in RegistryDuration::ALL.into_iter().zip(durations) {
+        for (name, ms) in durations {
+            let setting = RegistryDuration::named(name)?;
             if let Some(ms) = ms {
                 *setting.slot(&mut settings) = Duration::from_millis(ms);
             }

@@ -1,31 +1,24 @@
 //! `os.fork` and the worker identity: a generator copied into a forked child
 //! shares its parent's identity, and both could issue the same IDs, so the
-//! child's copy refuses (`LeaseLostError`, reason `FORKED`).
-
-use std::sync::atomic::{AtomicU64, Ordering};
+//! child's copy refuses (`LeaseLostError`, reason `FORKED`). Forks are
+//! counted by the core (`polyflake::fork`), which sees `os.fork` as the
+//! `fork()` it is.
 
 use polyflake::{Error, LeaseLostReason};
 use pyo3::prelude::*;
 
 use crate::error::to_py;
 
-/// Bumped in a child process after `fork` (registered by `polyflake/__init__.py`).
-static FORK_GENERATION: AtomicU64 = AtomicU64::new(0);
-
-#[pyfunction]
-pub(crate) fn _after_fork_in_child() {
-    FORK_GENERATION.fetch_add(1, Ordering::SeqCst);
-}
-
-/// The process's fork generation now: a generator made now records it.
+/// The process's fork generation now: a generator that claims its identity
+/// records it (the core's child handler registered by then).
 pub(crate) fn generation() -> u64 {
-    FORK_GENERATION.load(Ordering::SeqCst)
+    polyflake::fork::registered()
 }
 
 /// Refuses in a child process forked after the generator of `made_in` was made.
 #[inline]
 pub(crate) fn same_process(made_in: u64) -> PyResult<()> {
-    if FORK_GENERATION.load(Ordering::Relaxed) != made_in {
+    if polyflake::fork::forked_since(made_in) {
         return Err(to_py(Error::lease_lost(
             LeaseLostReason::Forked,
             "this generator was created before os.fork(); the parent keeps its worker identity, \

@@ -160,12 +160,12 @@ impl PyGenerator {
         let settings = settings_arg(
             endpoints,
             prefix,
-            [
-                ttl,
-                keep_alive,
-                safety_margin,
-                request_timeout,
-                max_clock_gap,
+            &[
+                ("ttl", ttl),
+                ("keep_alive", keep_alive),
+                ("safety_margin", safety_margin),
+                ("request_timeout", request_timeout),
+                ("max_clock_gap", max_clock_gap),
             ],
             node_range.as_ref().map(|(a, b)| (a, b)),
         )?;
@@ -321,6 +321,5 @@ impl PyGenerator {
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGenerator>()?;
-    m.add_function(wrap_pyfunction!(fork::_after_fork_in_child, m)?)?;
     Ok(())
 }

@@ -5,22 +5,24 @@ use polyflake::{RegistryDuration, RegistrySettings};
 use pyo3::prelude::*;
 
 use crate::args::{seconds_arg, u64_arg, urls_arg};
+use crate::error::IntoPyResult;
 
-/// The settings of `Generator.from_etcd`; durations in seconds, in the
-/// order of `RegistryDuration::ALL` (`None`: the core's default).
+/// The settings of `Generator.from_etcd`; durations in seconds, each named
+/// as the core names it (`RegistryDuration::named`; `None`: the core's default).
 pub(crate) fn settings_arg(
     endpoints: &Bound<'_, PyAny>,
     prefix: Option<&str>,
-    durations: [Option<&Bound<'_, PyAny>>; RegistryDuration::ALL.len()],
+    durations: &[(&str, Option<&Bound<'_, PyAny>>)],
     node_range: Option<(&Bound<'_, PyAny>, &Bound<'_, PyAny>)>,
 ) -> PyResult<RegistrySettings> {
     let mut settings = RegistrySettings::new(urls_arg("endpoints", endpoints)?);
     if let Some(prefix) = prefix {
         settings.prefix = prefix.to_owned();
     }
-    for (setting, value) in RegistryDuration::ALL.into_iter().zip(durations) {
+    for &(name, value) in durations {
+        let setting = RegistryDuration::named(name).py_err()?;
         if let Some(value) = value {
-            *setting.slot(&mut settings) = seconds_arg(setting.name(), value)?;
+            *setting.slot(&mut settings) = seconds_arg(name, value)?;
         }
     }
     if let Some((start, stop)) = node_range {

@@ -13,7 +13,6 @@ use clap::{Args, Parser, Subcommand};
 use failure::Failure;
 use polyflake::{identity::split_node_number, Encoding, GeneratorRequest, IdentityRequest, Layout};
 use polyflake_connectors::CONNECTORS;
-use serde_json::{json, Map, Value};
 
 #[derive(Parser)]
 #[command(
@@ -285,7 +284,7 @@ fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), Failure> {
         .decode(id)
         .map_err(|e| Failure::core(format!("ID {}", args.id), e))?;
     let text = if args.json {
-        format!("{}\n", decoded(&layout, id, &parts))
+        format!("{}\n", render::decoded(&layout, id, &parts))
     } else {
         let mut rows = vec![
             ("id".to_owned(), id.to_string()),
@@ -309,20 +308,6 @@ fn decode(args: DecodeArgs, out: &mut impl Write) -> Result<(), Failure> {
         text
     };
     Ok(out.write_all(text.as_bytes())?)
-}
-
-/// A decoded ID as one flat JSON object, the ID as a string (`decode --json`, the service).
-fn decoded(layout: &Layout, id: u64, parts: &polyflake::Parts) -> Value {
-    let mut object = Map::new();
-    object.insert("id".into(), json!(id.to_string()));
-    object.insert("layout".into(), json!(layout.name()));
-    object.insert("timestamp_ms".into(), json!(parts.timestamp_ms));
-    object.insert("time".into(), json!(time::iso(parts.timestamp_ms)));
-    for (name, value) in parts.fields(layout) {
-        object.insert(name.into(), json!(value));
-    }
-    object.insert("sequence".into(), json!(parts.sequence));
-    Value::Object(object)
 }
 
 fn convert(args: ConvertArgs, out: &mut impl Write) -> Result<(), Failure> {

@@ -1,7 +1,8 @@
 //! What a person reads: the 64 bits in labelled, coloured segments, and the
-//! table of presets.
+//! table of presets; and what a program reads: a decoded ID as JSON.
 
 use polyflake::{Layout, SegmentKind, PRESETS};
+use serde_json::{json, Map, Value};
 
 use crate::time::iso;
 
@@ -84,4 +85,18 @@ pub fn layouts() -> String {
         ));
     }
     text
+}
+
+/// A decoded ID as one flat JSON object, the ID as a string (`decode --json`, the service).
+pub fn decoded(layout: &Layout, id: u64, parts: &polyflake::Parts) -> Value {
+    let mut object = Map::new();
+    object.insert("id".into(), json!(id.to_string()));
+    object.insert("layout".into(), json!(layout.name()));
+    object.insert("timestamp_ms".into(), json!(parts.timestamp_ms));
+    object.insert("time".into(), json!(iso(parts.timestamp_ms)));
+    for (name, value) in parts.fields(layout) {
+        object.insert(name.into(), json!(value));
+    }
+    object.insert("sequence".into(), json!(parts.sequence));
+    Value::Object(object)
 }

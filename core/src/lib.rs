@@ -25,6 +25,7 @@
 
 pub mod clock;
 pub mod error;
+pub mod fork;
 pub mod generator;
 pub mod id;
 pub mod identity;

@@ -1,6 +1,7 @@
 //! The one request the client makes, `GET /v1/ids?count=N`, over a plain
 //! HTTP/1.1 connection of std's: the service is ours and its answer small, so
-//! no HTTP stack (and no async runtime) comes with the client.
+//! no HTTP stack (and no async runtime) comes with the client. What is asked
+//! and how the answer reads is `polyflake-wire`'s, which the server shares.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
@@ -65,7 +66,8 @@ impl Replica {
             .map_err(|e| format!("{}: {e}", self.url))?;
         write!(
             stream,
-            "GET /v1/ids?count={count} HTTP/1.1\r\nHost: {}:{}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+            "GET {} HTTP/1.1\r\nHost: {}:{}\r\nAccept: application/json\r\nConnection: close\r\n\r\n",
+            polyflake_wire::ids_target(count as u64),
             self.host, self.port
         )
         .map_err(|e| format!("{}: {e}", self.url))?;
@@ -95,8 +97,7 @@ impl Replica {
                 }
             }
         }
-        // The service's largest answer is 100,000 IDs of 20 digits: a bound on what is read.
-        const MOST: usize = 4 << 20;
+        const MOST: usize = polyflake_wire::MAX_ANSWER_BYTES;
         let mut body = Vec::new();
         match length {
             Some(n) if n > MOST => return Err(format!("{}: an answer of {n} bytes", self.url)),
@@ -111,27 +112,8 @@ impl Replica {
             let text = String::from_utf8_lossy(&body);
             return Err(format!("{}: HTTP {status}: {}", self.url, text.trim()));
         }
-        ids(&body, count).map_err(|why| format!("{}: {why}", self.url))
+        polyflake_wire::ids_from_answer(&body, count).map_err(|why| format!("{}: {why}", self.url))
     }
-}
-
-/// The IDs of an answer `{"ids": ["…", …]}`: exactly `count` decimal strings.
-fn ids(body: &[u8], count: usize) -> Result<Vec<u64>, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
-    let list = value["ids"]
-        .as_array()
-        .ok_or("the answer has no list \"ids\"")?;
-    if list.len() != count {
-        return Err(format!("asked for {count} IDs, got {}", list.len()));
-    }
-    list.iter()
-        .map(|id| {
-            id.as_str()
-                .and_then(|s| s.parse::<u64>().ok())
-                .ok_or_else(|| format!("{id} is not an ID's decimal string"))
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -155,27 +137,6 @@ mod tests {
         ] {
             let err = Replica::parse(bad).unwrap_err();
             assert!(err.contains(says), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn answers() {
-        assert_eq!(
-            ids(br#"{"ids": ["1", "18446744073709551615"]}"#, 2).unwrap(),
-            [1, u64::MAX]
-        );
-        for (bad, says) in [
-            (&br#"{"ids": ["1"]}"#[..], "asked for 2"),
-            (br#"{"ids": [1, 2]}"#, "decimal string"),
-            (
-                br#"{"ids": ["1", "18446744073709551616"]}"#,
-                "decimal string",
-            ),
-            (br#"{"code": "X"}"#, "no list"),
-            (b"<html>", "not JSON"),
-        ] {
-            let err = ids(bad, 2).unwrap_err();
-            assert!(err.contains(says), "{err}");
         }
     }
 }

@@ -17,7 +17,6 @@
 //! IDs from two replicas come from two identities: each batch is increasing,
 //! the stream as a whole is unique but not sorted across batches.
 
-mod fork;
 mod http;
 
 use std::collections::VecDeque;
@@ -29,8 +28,8 @@ use polyflake::{ArgumentKind, Error, LeaseLostReason};
 
 use crate::http::Replica;
 
-/// The service's largest batch (`polyflake serve`'s `count`).
-pub const MAX_BATCH: usize = 100_000;
+/// The service's largest batch (`polyflake serve`'s `count`, from the wire format).
+pub const MAX_BATCH: usize = polyflake_wire::MAX_COUNT as usize;
 
 /// How long a replica that failed is tried only after the others.
 const REST: Duration = Duration::from_secs(1);
@@ -187,7 +186,7 @@ impl ServiceGenerator {
             settings,
             low_water,
             max_batch,
-            made_in: fork::registered(),
+            made_in: polyflake::fork::registered(),
             state: Mutex::new(State {
                 resting: vec![None; n],
                 batch,
@@ -230,7 +229,7 @@ impl ServiceGenerator {
     /// of the parent may have held at the fork).
     #[inline]
     fn same_process(&self) -> Result<(), Error> {
-        if fork::generation() != self.shared.made_in {
+        if polyflake::fork::forked_since(self.shared.made_in) {
             return Err(Error::lease_lost(
                 LeaseLostReason::Forked,
                 "a forked child's copy of a service-backed generator: its buffer is the parent's; \
@@ -278,7 +277,7 @@ impl ServiceGenerator {
     /// Stops the refill and drops the buffer; later calls fail with
     /// `LEASE_LOST`, reason `closed`.
     pub fn close(&self) {
-        if fork::generation() != self.shared.made_in {
+        if polyflake::fork::forked_since(self.shared.made_in) {
             // A forked child's copy: the buffer and the refill thread are the
             // parent's. Nothing here may touch them: a lock a parent's thread
             // held at the fork stays held, and the thread is not in this

@@ -8,8 +8,6 @@ threads, under clock faults, and across ``os.fork``.
 
 from __future__ import annotations
 
-import os
-
 from . import errors
 from ._json import dumps, is_id_key, json_default, loads
 from ._polyflake import (
@@ -24,7 +22,6 @@ from ._polyflake import (
     ServiceGenerator,
     ServiceStats,
     __version__,
-    _after_fork_in_child,
     compose,
     decode,
     explain,
@@ -88,8 +85,3 @@ __all__ = [
     "min_id",
     "parse_id",
 ]
-
-# A forked child inherits its parent's generators and worker identity; both
-# would issue the same IDs. The child's copies refuse (LeaseLostError).
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -6,26 +6,8 @@ use std::sync::Arc;
 
 use polyflake::{ArgumentKind, Error, Generator, Layout};
 
+use super::metrics::Metrics;
 use crate::time;
-
-/// The most IDs one request may ask for.
-pub(crate) const MAX_COUNT: u64 = 100_000;
-
-/// Upper bounds of the request-latency histogram, in seconds.
-pub(crate) const BUCKETS: [f64; 10] = [
-    0.000_1, 0.000_25, 0.000_5, 0.001, 0.002, 0.005, 0.01, 0.05, 0.25, 1.0,
-];
-
-#[derive(Default)]
-pub(crate) struct Metrics {
-    pub(crate) ids: AtomicU64,
-    pub(crate) batches: AtomicU64,
-    pub(crate) refused: AtomicU64,
-    pub(crate) requests: AtomicU64,
-    /// Cumulative counts per bucket, then the sum in microseconds.
-    pub(crate) latency: [AtomicU64; BUCKETS.len()],
-    pub(crate) latency_us: AtomicU64,
-}
 
 pub(crate) struct App {
     pub(crate) generator: Generator,

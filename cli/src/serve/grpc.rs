@@ -9,11 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use polyflake::{Error, Layout};
+use polyflake_wire::MAX_COUNT;
 use tokio_stream::Stream;
 use tonic::metadata::MetadataValue;
 use tonic::{Request, Response, Status};
 
-use super::app::{issue, App, MAX_COUNT};
+use super::app::{issue, App};
 
 #[allow(
     clippy::all,

@@ -88,6 +88,21 @@ impl RegistryDuration {
         }
     }
 
+    /// The setting whose [`name`](Self::name) is `name`: bindings map their
+    /// arguments to settings by name, never by position in [`ALL`](Self::ALL),
+    /// so that reordering the list cannot swap two settings.
+    pub fn named(name: &str) -> Result<RegistryDuration> {
+        RegistryDuration::ALL
+            .into_iter()
+            .find(|setting| setting.name() == name)
+            .ok_or_else(|| {
+                Error::invalid(
+                    ArgumentKind::Usage,
+                    format!("no registry setting is named {name:?}"),
+                )
+            })
+    }
+
     /// Where `settings` keep it.
     pub fn slot(self, settings: &mut RegistrySettings) -> &mut Duration {
         match self {
@@ -269,6 +284,33 @@ pub fn check_registry<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_duration_named_by_a_binding_is_that_setting_and_an_unknown_name_is_refused() {
+        // The field each name must reach, written out here rather than taken
+        // from `slot`, so that a name wired to the wrong field fails.
+        type Field = fn(&RegistrySettings) -> Duration;
+        let fields: [(&str, Field); 5] = [
+            ("ttl", |s| s.ttl),
+            ("keep_alive", |s| s.keep_alive),
+            ("safety_margin", |s| s.safety_margin),
+            ("request_timeout", |s| s.request_timeout),
+            ("max_clock_gap", |s| s.max_clock_gap),
+        ];
+        assert_eq!(fields.len(), RegistryDuration::ALL.len());
+        for (i, (name, field)) in fields.iter().enumerate() {
+            let mut settings = RegistrySettings::new(["http://127.0.0.1:2379"]);
+            let marker = Duration::from_millis(777_000 + i as u64);
+            *RegistryDuration::named(name).unwrap().slot(&mut settings) = marker;
+            assert_eq!(field(&settings), marker, "{name}");
+            for (other, other_field) in fields.iter().filter(|(o, _)| o != name) {
+                assert_ne!(other_field(&settings), marker, "{name} also set {other}");
+            }
+        }
+        let err = RegistryDuration::named("keepalive").unwrap_err();
+        assert_eq!(err.code(), "INVALID_ARGUMENT");
+        assert!(err.to_string().contains("keepalive"), "{err}");
+    }
 
     #[test]
     fn defaults_validate_and_bad_settings_are_named() {
