@@ -2,7 +2,6 @@
 //! generator how long it may still issue IDs, and claims anew after a loss.
 
 use std::collections::HashSet;
-use std::ops::Range;
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -11,7 +10,10 @@ use etcd_client::{
     PutOptions, Txn, TxnOp,
 };
 use polyflake::identity::lease::layout_key;
-use polyflake::identity::nodes::{node_space, split_node_number};
+use polyflake::identity::nodes::split_node_number;
+use polyflake::identity::remote::{
+    check_clock_gap, claim_range, ClaimOrder, Deadline, RateCheck, Reading, Verdict, PROBE_TTL_S,
+};
 use polyflake::identity::tenure::Generation;
 use polyflake::{Claim, Clock, Error, Layout, LeaseLostReason, Result, Tenure};
 use tokio::sync::watch;
@@ -19,7 +21,6 @@ use tokio::time::{sleep, sleep_until, timeout, Instant};
 
 use crate::mark::EtcdMark;
 use crate::owner::owner;
-use crate::rate::{RateCheck, Reading, Verdict, PROBE_TTL_S};
 use crate::{Event, Events};
 use polyflake::RegistrySettings as Settings;
 
@@ -58,7 +59,7 @@ struct Session {
     mark_retry: Option<Instant>,
     /// Values the application's check refused: never claimed again.
     excluded: HashSet<u64>,
-    /// The probe lease and its readings (`rate.rs`), once granted.
+    /// The probe lease and its readings (the core's `RateCheck`), once granted.
     rate: Option<(i64, RateCheck)>,
     /// Where this host's monotonic clock is read from for the rate check.
     epoch: Instant,
@@ -259,10 +260,9 @@ impl Keeper {
         .await
         {
             Ok(Ok(ttl)) if ttl > 0 => {
-                let margin_ms = s.safety_margin.as_millis() as i64;
-                let stamp = sent_ms + ttl * 1000 - margin_ms;
-                self.tenure.renewed(held.generation, stamp);
-                self.watch_deadline(held.generation, (stamp, self.deadline(sent_at, ttl)));
+                let deadline = self.deadline(sent_ms, sent_at, ttl);
+                self.tenure.renewed(held.generation, deadline.0);
+                self.watch_deadline(held.generation, deadline);
                 // Keep the mark a lease's length ahead, so that the
                 // generator never waits on etcd for it.
                 self.extend_mark(session).await;
@@ -349,7 +349,7 @@ impl Keeper {
     async fn report_drift(&self, session: &mut Session) {
         let Ok(Ok((_, peers))) = timeout(
             self.settings.request_timeout,
-            self.free(&mut session.client, &(0..0)),
+            self.listing(&mut session.client),
         )
         .await
         else {
@@ -373,11 +373,12 @@ impl Keeper {
         }
     }
 
-    /// The moment on this host's monotonic clock that a deadline stamped
-    /// for a request sent at `sent_at`, granted `ttl_s`, stands for.
-    fn deadline(&self, sent_at: Instant, ttl_s: i64) -> Instant {
-        let ttl = std::time::Duration::from_secs(ttl_s.max(0) as u64);
-        sent_at + ttl.saturating_sub(self.settings.safety_margin)
+    /// The deadline of a grant or renewal of `ttl_s` for a request sent at
+    /// `sent_ms` on the generator's clock and `sent_at` on this host's
+    /// monotonic one (the core's rule, `Deadline`): its stamp and its moment.
+    fn deadline(&self, sent_ms: i64, sent_at: Instant, ttl_s: i64) -> (i64, Instant) {
+        let d = Deadline::of_grant(sent_ms, ttl_s, self.settings.safety_margin);
+        (d.valid_until_ms, sent_at + d.after_sent)
     }
 
     /// Ends the deadline `stamp` of `generation` when this host's monotonic
@@ -395,7 +396,8 @@ impl Keeper {
     }
 
     /// Reads the probe lease (granting it first) and says why this clock
-    /// must not hold a lease, if the readings prove it too slow (`rate.rs`).
+    /// must not hold a lease, if the readings prove it too slow (the core's
+    /// `identity/remote/rate.rs`).
     async fn check_rate(&self, session: &mut Session) -> Option<String> {
         let s = &self.settings;
         let epoch = session.epoch;
@@ -429,7 +431,7 @@ impl Keeper {
         }
         match check.add(Reading::ttl(sent, answered, left)) {
             Verdict::Sound | Verdict::Restarted => None,
-            Verdict::Slow { local_ms, etcd_ms } => Some(format!(
+            Verdict::Slow { local_ms, registry_ms: etcd_ms } => Some(format!(
                 "this host's clock ran {local_ms} ms while etcd's ran more than {etcd_ms} ms: it runs more than {}% slow, beyond what the safety margin covers ({:?} of a {:?} TTL), so this lease's deadline would fall after etcd's expiry; IDs are refused until the process is restarted on a sound clock",
                 check.bound_percent(),
                 s.safety_margin,
@@ -494,23 +496,15 @@ impl Keeper {
             .await
             .map_err(etcd)?;
         let lease_id = lease.id();
-        let valid_until_ms = sent_ms + lease.ttl() * 1000 - s.safety_margin.as_millis() as i64;
-        let first_deadline = (valid_until_ms, self.deadline(sent_at, lease.ttl()));
-        let space = node_space(&self.layout).min(u128::from(u64::MAX)) as u64;
-        let range = match &s.node_range {
-            Some(r) => r.start..r.end.min(space),
-            None => 0..space,
-        };
-        let mut jitter = Jitter::new();
+        let first_deadline = self.deadline(sent_ms, sent_at, lease.ttl());
+        let valid_until_ms = first_deadline.0;
+        let range = claim_range(&self.layout, s.node_range.as_ref());
         let mut first_pass = true;
-        // Pass after pass: list what is held, then try the free values until
-        // one is ours. Lowest free first, but each lost race widens the window
-        // a next try is drawn from, so that many claimants starting at once
-        // spread out instead of all racing for the same lowest key. Exhaustion
-        // is reported only when a listing shows every value held.
+        // Pass after pass, in the core's order (`ClaimOrder`): list what is
+        // held, then try the free values until one is ours. Exhaustion is
+        // reported only when a listing shows every value held.
         loop {
-            let (mut free, peers) = self.free(client, &range).await?;
-            free.retain(|n| !excluded.contains(n));
+            let (taken, peers) = self.listing(client).await?;
             if first_pass {
                 first_pass = false;
                 if let Err(e) = self.agrees_with(&peers) {
@@ -518,12 +512,11 @@ impl Keeper {
                     return Err(e);
                 }
             }
-            if free.is_empty() {
+            let mut order = ClaimOrder::new(range.clone(), &taken, excluded);
+            if order.is_exhausted() {
                 break;
             }
-            let mut window = 1usize;
-            while !free.is_empty() {
-                let number = free.remove(jitter.below(window.min(free.len())));
+            while let Some(number) = order.next_value() {
                 let key = format!("{}{number}", self.workers);
                 let txn = Txn::new()
                     .when([Compare::create_revision(key.as_str(), CompareOp::Equal, 0)])
@@ -533,7 +526,7 @@ impl Keeper {
                         Some(PutOptions::new().with_lease(lease_id)),
                     )]);
                 if !client.txn(txn).await.map_err(etcd)?.succeeded() {
-                    window = window.saturating_mul(2);
+                    order.lost_race();
                     continue;
                 }
                 let mark = match self.first_mark(client, key.clone(), number, lease_id).await {
@@ -597,13 +590,9 @@ impl Keeper {
         Ok(mark)
     }
 
-    /// The values of `range` no worker key holds, lowest first, and the
-    /// live workers' `(value, clock reading)` for the clock check.
-    async fn free(
-        &self,
-        client: &mut Client,
-        range: &Range<u64>,
-    ) -> Result<(Vec<u64>, Vec<(String, i64)>)> {
+    /// The values worker keys hold, and the live workers' `(value, clock
+    /// reading)` for the clock check.
+    async fn listing(&self, client: &mut Client) -> Result<(HashSet<u64>, Vec<(String, i64)>)> {
         let listing = client
             .get(self.workers.as_str(), Some(GetOptions::new().with_prefix()))
             .await
@@ -628,64 +617,20 @@ impl Keeper {
                 peers.push((format!("node {number} ({value})"), clock));
             }
         }
-        Ok((
-            range.clone().filter(|n| !taken.contains(n)).collect(),
-            peers,
-        ))
+        Ok((taken, peers))
     }
 
-    /// Refuses a clock further than the bound from the median of the live
-    /// peers' readings. A peer rewrites its reading at every renewal, so a
-    /// reading is up to one keep-alive period old: half of one is added.
+    /// The core's clock-gap rule (`check_clock_gap`) against the live peers.
     fn agrees_with(&self, peers: &[(String, i64)]) -> Result<()> {
-        let bound = self.settings.max_clock_gap.as_millis() as i64;
-        if bound == 0 || peers.is_empty() {
-            return Ok(());
-        }
-        let age = self.settings.keep_alive.as_millis() as i64 / 2;
-        let mut estimates: Vec<i64> = peers.iter().map(|(_, c)| c + age).collect();
-        estimates.sort_unstable();
-        let median = estimates[estimates.len() / 2];
-        let gap = self.clock.now_ms() - median;
-        if gap.abs() <= bound {
-            return Ok(());
-        }
-        let shown: Vec<&str> = peers.iter().take(5).map(|(p, _)| p.as_str()).collect();
-        Err(Error::lease_lost(LeaseLostReason::ClockGap, format!(
-            "this clock is {} ms {} the median of {} live peers' under {} ({}{}); the bound is {bound} ms (POLYFLAKE_ETCD_MAX_CLOCK_GAP_MS, 0 turns the check off): fix the clock (NTP) before starting",
-            gap.abs(),
-            if gap > 0 { "ahead of" } else { "behind" },
-            peers.len(),
-            self.workers,
-            shown.join(", "),
-            if peers.len() > shown.len() { ", …" } else { "" },
-        )))
-    }
-}
-
-/// A small xorshift generator: claimants draw different values after a lost
-/// race. Not for secrets; seeded from the clock, the process and the thread.
-struct Jitter(u64);
-
-impl Jitter {
-    fn new() -> Jitter {
-        use std::hash::{BuildHasher, Hasher};
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u32(std::process::id());
-        hasher.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos()),
-        );
-        Jitter(hasher.finish() | 1)
-    }
-
-    /// A number in `0..n` (`n` at least 1).
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 % n.max(1) as u64) as usize
+        let s = &self.settings;
+        check_clock_gap(
+            self.clock.now_ms(),
+            peers,
+            s.max_clock_gap,
+            s.keep_alive,
+            &self.workers,
+            "POLYFLAKE_ETCD_MAX_CLOCK_GAP_MS",
+        )
     }
 }
 

@@ -37,7 +37,6 @@
 mod keeper;
 mod mark;
 mod owner;
-mod rate;
 
 use std::fmt;
 use std::ops::Range;

@@ -8,8 +8,8 @@
 //! [`WorkerIdentity`]. The builder itself does no I/O. What resolution
 //! holds: a local lease ([`lease`], re-claimed by [`reclaim`] when its lock
 //! is taken away), a remote one through a connector ([`registry`], reported
-//! through a [`Tenure`]), the high-water marks ([`mark`]) and the
-//! application's check of the values ([`check`]).
+//! through a [`Tenure`], its safety rules in [`remote`]), the high-water
+//! marks ([`mark`]) and the application's check of the values ([`check`]).
 
 pub mod address;
 pub mod check;
@@ -19,6 +19,7 @@ pub mod mark;
 pub mod nodes;
 pub mod reclaim;
 pub mod registry;
+pub mod remote;
 pub mod resolve;
 pub mod tenure;
 pub mod variables;

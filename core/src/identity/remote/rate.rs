@@ -1,31 +1,32 @@
-//! This host's clock rate against etcd's, from a probe lease.
+//! This host's clock rate against the registry's, from a probe lease.
 //!
 //! The holder's deadline (last renewal's send + TTL − margin) is measured on
-//! this host's monotonic clock; etcd expires the lease TTL after it heard the
-//! renewal, on its leader's clock. If this clock runs slow by more than the
-//! margin's share of the TTL, the holder's deadline falls after etcd's
-//! expiry and, cut off from etcd, it would issue under a value etcd has
-//! already given away. The keeper grants a lease of its own that it never
-//! renews (the probe) and reads its remaining TTL at each renewal: etcd's
-//! elapsed time between two readings against this clock's. When a pair of
-//! readings *proves* that this clock ran slower than the bound, counting
-//! the whole second etcd rounds the TTL down to and the round trips, the
-//! holder refuses; a clock within the bound, or one not yet observed long
-//! enough, never trips it (`docs/identity.md`, "Clock rate").
+//! this host's monotonic clock; the registry expires the lease TTL after it
+//! heard the renewal, on its leader's clock. If this clock runs slow by more
+//! than the margin's share of the TTL, the holder's deadline falls after the
+//! registry's expiry and, cut off from it, the holder would issue under a
+//! value the registry has already given away. The keeper grants a lease of
+//! its own that it never renews (the probe) and reads its remaining TTL at
+//! each renewal: the registry's elapsed time between two readings against
+//! this clock's. When a pair of readings *proves* that this clock ran slower
+//! than the bound, counting the whole second the registry rounds the TTL down
+//! to and the round trips, the holder refuses; a clock within the bound, or
+//! one not yet observed long enough, never trips it (`docs/identity.md`,
+//! "Clock rate"). The connector does the I/O; this is the rule.
 
 use std::collections::VecDeque;
 
 /// The probe lease's TTL: long, so that one probe spans many renewals.
-pub(crate) const PROBE_TTL_S: i64 = 3600;
+pub const PROBE_TTL_S: i64 = 3600;
 /// Readings kept: with renewals every 3 s, the last 12 minutes.
 const KEPT: usize = 240;
 
 /// One reading of the probe: this clock (ms) before the request was sent
-/// and after the answer came, and the time left on etcd's clock (ms) when
-/// etcd answered: at least `left_lo`, below `left_hi` (exactly `left_lo`
+/// and after the answer came, and the time left on the registry's clock (ms) when
+/// the registry answered: at least `left_lo`, below `left_hi` (exactly `left_lo`
 /// when they are equal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Reading {
+pub struct Reading {
     pub sent: i64,
     pub answered: i64,
     pub left_lo: i64,
@@ -33,8 +34,8 @@ pub(crate) struct Reading {
 }
 
 impl Reading {
-    /// The grant: etcd starts the TTL when it grants, exactly.
-    pub(crate) fn grant(sent: i64, answered: i64, ttl_s: i64) -> Reading {
+    /// The grant: the registry starts the TTL when it grants, exactly.
+    pub fn grant(sent: i64, answered: i64, ttl_s: i64) -> Reading {
         Reading {
             sent,
             answered,
@@ -43,8 +44,8 @@ impl Reading {
         }
     }
 
-    /// A TTL answer: etcd gives the time left in whole seconds, rounded down.
-    pub(crate) fn ttl(sent: i64, answered: i64, ttl_s: i64) -> Reading {
+    /// A TTL answer: the registry gives the time left in whole seconds, rounded down.
+    pub fn ttl(sent: i64, answered: i64, ttl_s: i64) -> Reading {
         Reading {
             sent,
             answered,
@@ -56,20 +57,20 @@ impl Reading {
 
 /// What the readings prove about this clock.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
     /// Nothing beyond the bound is proven (yet).
     Sound,
     /// The probe's time went up: a new leader refreshed every lease. The
     /// readings start again from this one.
     Restarted,
-    /// This clock ran `local_ms` while etcd's ran more than `etcd_ms`:
+    /// This clock ran `local_ms` while the registry's ran more than `registry_ms`:
     /// slower than the bound allows.
-    Slow { local_ms: i64, etcd_ms: i64 },
+    Slow { local_ms: i64, registry_ms: i64 },
 }
 
 /// The readings of one probe lease and the bound they are held to.
 #[derive(Debug)]
-pub(crate) struct RateCheck {
+pub struct RateCheck {
     ttl_ms: i64,
     margin_ms: i64,
     readings: VecDeque<Reading>,
@@ -78,7 +79,7 @@ pub(crate) struct RateCheck {
 impl RateCheck {
     /// A check for a lease of `ttl_ms` whose holder stops `margin_ms` early,
     /// starting from the probe's grant.
-    pub(crate) fn new(ttl_ms: i64, margin_ms: i64, grant: Reading) -> RateCheck {
+    pub fn new(ttl_ms: i64, margin_ms: i64, grant: Reading) -> RateCheck {
         RateCheck {
             ttl_ms,
             margin_ms,
@@ -87,11 +88,11 @@ impl RateCheck {
     }
 
     /// Takes a reading and says what all readings so far prove. Slow means:
-    /// for some earlier reading `a` and this one `b`, etcd's elapsed time
+    /// for some earlier reading `a` and this one `b`, the registry's elapsed time
     /// (more than `a.left_lo - b.left_hi`) over this clock's (at most
     /// `b.answered - a.sent`) exceeds TTL / (TTL - margin), the ratio at which
-    /// the holder's deadline falls on etcd's expiry.
-    pub(crate) fn add(&mut self, b: Reading) -> Verdict {
+    /// the holder's deadline falls on the registry's expiry.
+    pub fn add(&mut self, b: Reading) -> Verdict {
         if self
             .readings
             .back()
@@ -102,12 +103,15 @@ impl RateCheck {
             return Verdict::Restarted;
         }
         let slow = self.readings.iter().find_map(|a| {
-            let etcd_ms = a.left_lo - b.left_hi;
+            let registry_ms = a.left_lo - b.left_hi;
             let local_ms = b.answered - a.sent;
-            let beyond = etcd_ms > 0
-                && i128::from(etcd_ms) * i128::from(self.ttl_ms - self.margin_ms)
+            let beyond = registry_ms > 0
+                && i128::from(registry_ms) * i128::from(self.ttl_ms - self.margin_ms)
                     >= i128::from(local_ms) * i128::from(self.ttl_ms);
-            beyond.then_some(Verdict::Slow { local_ms, etcd_ms })
+            beyond.then_some(Verdict::Slow {
+                local_ms,
+                registry_ms,
+            })
         });
         if self.readings.len() == KEPT {
             // The grant stays: the longest baseline.
@@ -118,7 +122,7 @@ impl RateCheck {
     }
 
     /// The bound as a share of the rate, in percent (20 for TTL 10 s, margin 2 s).
-    pub(crate) fn bound_percent(&self) -> i64 {
+    pub fn bound_percent(&self) -> i64 {
         self.margin_ms * 100 / self.ttl_ms
     }
 }
@@ -127,13 +131,13 @@ impl RateCheck {
 mod tests {
     use super::*;
 
-    /// etcd's clock is real time; this host's runs at `rate` of it. Renewals
+    /// The registry's clock is real time; this host's runs at `rate` of it. Renewals
     /// every `every_ms` of real time, each answer `rtt_ms` after its request;
-    /// etcd answers half way. Returns the first real time at which the check
+    /// the registry answers half way. Returns the first real time at which the check
     /// proved the clock slow.
     fn simulate(rate: f64, every_ms: i64, rtt_ms: i64, for_ms: i64) -> Option<i64> {
         let local = |real: i64| (real as f64 * rate) as i64;
-        // etcd's time left at real time `t`, in whole seconds rounded down.
+        // The registry's time left at real time `t`, in whole seconds rounded down.
         let left_s = |t: i64| (PROBE_TTL_S * 1000 - t).div_euclid(1000);
         let mut check = RateCheck::new(
             10_000,
@@ -222,8 +226,8 @@ mod tests {
 
     #[test]
     fn the_rounding_and_the_round_trip_are_held_against_the_proof() {
-        // etcd's readings say 12 s (60 -> 48) while this clock ran 9 s:
-        // 12/9 = 1.33 > 1.25, but etcd rounds the time left down, so all
+        // The registry's readings say 12 s (60 -> 48) while this clock ran 9 s:
+        // 12/9 = 1.33 > 1.25, but the registry rounds the time left down, so all
         // that is certain is more than 11 s: 11/9 = 1.22, not proven. Over
         // 8 s of this clock, 11/8 = 1.375 is.
         let mut check = RateCheck::new(10_000, 2000, Reading::ttl(0, 0, 60));
@@ -233,7 +237,7 @@ mod tests {
             check.add(Reading::ttl(8000, 8000, 48)),
             Verdict::Slow {
                 local_ms: 8000,
-                etcd_ms: 11_000
+                registry_ms: 11_000
             }
         );
     }
