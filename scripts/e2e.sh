@@ -6,19 +6,15 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
-cargo build -q -p polyflake-cli --features serve
+cli=$(bash "$root/scripts/artifact.sh" cli-serve)
 
 venv="$work/e2e-venv"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 pip() { "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@"; }
-pip "psycopg[binary]==3.3.9" ruff maturin
-# The Python library with its etcd feature, built as make test-python builds
-# it (same features and profile: cargo reuses its artifacts), never a stale
-# wheel from an earlier run.
-rm -rf "$work/wheels/e2e"
-"$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" \
-    --features etcd,test-hooks -o "$work/wheels/e2e"
-pip --force-reinstall --no-deps "$work"/wheels/e2e/polyflake-*.whl
+pip "psycopg[binary]==3.3.9" ruff
+# The Python library with its etcd feature: test-python's wheel in make test
+# (scripts/artifact.sh), never a stale one from an earlier run.
+pip --force-reinstall --no-deps "$(bash "$root/scripts/artifact.sh" wheel-test)"/polyflake-*.whl
 "$venv/bin/ruff" check "$root/e2e"
 "$venv/bin/ruff" format --check "$root/e2e"
 
@@ -29,4 +25,4 @@ cp "$root/e2e/package.json" "$root/e2e/client.mjs" "$node_dir/"
 
 script=run.py
 if [ "${1:-}" = "--bench-keys" ]; then shift; script=bench_keys.py; fi
-"$venv/bin/python" "$root/e2e/$script" --cli "$cargo_target/debug/polyflake" --node-dir "$node_dir" "$@"
+"$venv/bin/python" "$root/e2e/$script" --cli "$cli" --node-dir "$node_dir" "$@"

@@ -5,7 +5,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
-cargo build -q -p polyflake-cli --features serve
+cli=$(bash "$root/scripts/artifact.sh" cli-serve)
 venv="$work/grpc-venv"
 stubs="$work/grpc-stubs"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
@@ -17,5 +17,5 @@ rm -rf "$stubs" && mkdir -p "$stubs"
 "$venv/bin/ruff" check -q "$root/cli/tests/grpc_client.py"
 "$venv/bin/ruff" format --check -q "$root/cli/tests/grpc_client.py"
 cd "$root/cli/tests"
-POLYFLAKE_CLI="$cargo_target/debug/polyflake" POLYFLAKE_GRPC_STUBS="$stubs" \
+POLYFLAKE_CLI="$cli" POLYFLAKE_GRPC_STUBS="$stubs" \
     "$venv/bin/python" -m pytest -q -p no:cacheprovider grpc_client.py

@@ -29,8 +29,7 @@ npx tsc --noEmit -p tsconfig.json
 # declarations do not check, hence a config of its own that skips them).
 npx tsc --noEmit -p tsconfig.integrations.json
 # The replicas Generator.fromService is tested against (tests/service_cluster.py).
-cargo build -q -p polyflake-cli --features serve
-POLYFLAKE_CLI="$cargo_target/debug/polyflake" node --test __test__/
+POLYFLAKE_CLI=$(bash "$root/scripts/artifact.sh" cli-serve) node --test __test__/
 POLYFLAKE_LEAN_ADDON="$work/node-lean/polyflake.linux-x64-gnu.node" node --test lean-test/
 # The README's JavaScript as written, against this package.
 readme="$work/readme-node"

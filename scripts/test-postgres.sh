@@ -10,18 +10,13 @@ bash "$root/scripts/ahead.sh" take pg-extension
 venv="$work/pg-venv"
 if [ ! -x "$venv/bin/pytest" ]; then
     python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check "psycopg[binary]==3.3.9" pytest ruff maturin
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "psycopg[binary]==3.3.9" pytest ruff
 fi
 # An ID minted in SQL is decoded by the CLI and the Python wheel too: the
-# debug CLI (as test-rust builds it) and the wheel test-python built, else
-# one built here.
-cargo build --quiet -p polyflake-cli
-wheel=$(ls "$work"/wheels/lean/polyflake-*.whl 2>/dev/null | head -1 || true)
-if [ -z "$wheel" ]; then
-    "$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" -o "$work/wheels/lean"
-    wheel=$(ls "$work"/wheels/lean/polyflake-*.whl | head -1)
-fi
+# debug CLI and the lean wheel of scripts/artifact.sh (test-python's, in make test).
+cli=$(bash "$root/scripts/artifact.sh" cli)
+wheel=$(ls "$(bash "$root/scripts/artifact.sh" wheel-lean)"/polyflake-*.whl | head -1)
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheel"
 "$venv/bin/ruff" check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py" "$root/tests/service_cluster.py"
 "$venv/bin/ruff" format --check -q "$root/postgres/tests" "$root/tests/postgres_cluster.py" "$root/tests/service_cluster.py"
-(cd "$root/postgres/tests" && "$venv/bin/python" -m pytest -q -p no:cacheprovider .)
+(cd "$root/postgres/tests" && POLYFLAKE_CLI="$cli" "$venv/bin/python" -m pytest -q -p no:cacheprovider .)

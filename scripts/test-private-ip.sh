@@ -8,8 +8,7 @@
 # Needs root for `ip netns` (CI runs as root).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-cargo build -q -p polyflake-cli
-cli="$cargo_target/debug/polyflake"
+cli=$(bash "$root/scripts/artifact.sh" cli)
 python="$work/py-venv/bin/python"
 ns="polyflake-$$"
 state=$(mktemp -d)

@@ -12,23 +12,21 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
 venv="$work/py-venv"
-wheels="$work/wheels"
 
-rm -rf "$venv" "$wheels" "$work/py-lean"
+rm -rf "$venv" "$work/py-lean"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn \
     "pydantic==2.14.3" "fastapi==0.163.2" "httpx2==2.16.2" "sqlalchemy==2.1.9" \
     "psycopg[binary]==3.3.9" "django==5.2.19" "djangorestframework==3.18.3"
-"$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" \
-    --features etcd,test-hooks -o "$wheels/test"
-"$venv/bin/maturin" build --quiet -m "$root/bindings-python/Cargo.toml" -o "$wheels/lean"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "$wheels"/test/polyflake-*.whl
+test_wheels=$(bash "$root/scripts/artifact.sh" wheel-test)
+lean_wheels=$(bash "$root/scripts/artifact.sh" wheel-lean)
+"$venv/bin/python" -m pip install -q --disable-pip-version-check "$test_wheels"/polyflake-*.whl
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
-    --target "$work/py-lean" "$wheels"/lean/polyflake-*.whl
+    --target "$work/py-lean" "$lean_wheels"/polyflake-*.whl
 
 # The replicas Generator.from_service is tested against (tests/service_cluster.py).
-cargo build -q -p polyflake-cli --features serve
-export POLYFLAKE_CLI="$cargo_target/debug/polyflake"
+POLYFLAKE_CLI=$(bash "$root/scripts/artifact.sh" cli-serve)
+export POLYFLAKE_CLI
 
 cd "$root/bindings-python"
 "$venv/bin/ruff" check python tests tests-lean benchmarks

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The README's command-line examples as written, with the CLI `cargo test`
-# just built, each in a state directory of its own.
+# The README's command-line examples as written, with the CLI (with `serve`)
+# of scripts/artifact.sh, each in a state directory of its own.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 readme="$work/readme-cli"
 rm -rf "$readme"
 python3 "$root/scripts/readme_examples.py" extract sh "$readme"
-cargo build -q -p polyflake-cli --features serve
+bin=$(dirname "$(bash "$root/scripts/artifact.sh" cli-serve)")
 for example in "$readme"/*.sh; do
     state=$(mktemp -d)
     # A session of its own: what an example leaves running (the service) is stopped with it.
-    POLYFLAKE_STATE_DIR="$state" PATH="$cargo_target/debug:$PATH" setsid bash -euo pipefail "$example" >/dev/null &
+    POLYFLAKE_STATE_DIR="$state" PATH="$bin:$PATH" setsid bash -euo pipefail "$example" >/dev/null &
     pid=$!
     status=0
     wait "$pid" || status=$?

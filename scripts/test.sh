@@ -10,4 +10,6 @@ bash "$root/scripts/debian-deps.sh"
 trap 'bash "$root/scripts/ahead.sh" stop' EXIT
 bash "$root/scripts/ahead.sh" start pg-extension fuzz-build dist-native
 export POLYFLAKE_AHEAD="$work/ahead"
+# One id for this run: scripts/artifact.sh builds each shared artifact once in it.
+export POLYFLAKE_RUN="$(date +%s)-$$"
 "${MAKE:-make}" --no-print-directory -C "$root" "$@"

@@ -262,8 +262,10 @@ def test_partitions_by_id_with_bounds_from_min_id(sql: psycopg.Connection) -> No
 
 
 def cli() -> str:
+    """The CLI scripts/test-postgres.sh names (scripts/artifact.sh's), else cargo's."""
+    given = os.environ.get("POLYFLAKE_CLI")
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    path = target / "debug" / "polyflake"
+    path = Path(given) if given else target / "debug" / "polyflake"
     assert path.is_file(), f"{path} is missing (make test-postgres builds it)"
     return str(path)
 
