@@ -15,7 +15,8 @@ mkdir -p "$module/target/native-without-etcd"
 cp "$cargo_target/debug/libpolyflake_kotlin.so" "$module/target/native-without-etcd/"
 BUILD_FEATURES="etcd test-hooks" BUILD_PROFILE=dev bash "$root/scripts/build-kotlin.sh"
 # The replicas Generator.fromService is tested against (tests/service_cluster.py).
-POLYFLAKE_CLI=$(bash "$root/scripts/artifact.sh" cli-serve) mvn -B -ntp -f "$module/pom.xml" verify "$@"
+cli=$(bash "$root/scripts/artifact.sh" cli-serve)
+POLYFLAKE_CLI="$cli" mvn -B -ntp -f "$module/pom.xml" verify "$@"
 # The framework integrations (polyflake-jackson, polyflake-hibernate) against the jar just
 # tested, installed into the local Maven repository as their dependency; their suites
 # start PostgreSQL themselves (tests/postgres_cluster.py). Hibernate 7, then 6.

@@ -29,7 +29,8 @@ npx tsc --noEmit -p tsconfig.json
 # declarations do not check, hence a config of its own that skips them).
 npx tsc --noEmit -p tsconfig.integrations.json
 # The replicas Generator.fromService is tested against (tests/service_cluster.py).
-POLYFLAKE_CLI=$(bash "$root/scripts/artifact.sh" cli-serve) node --test __test__/
+cli=$(bash "$root/scripts/artifact.sh" cli-serve)
+POLYFLAKE_CLI="$cli" node --test __test__/
 POLYFLAKE_LEAN_ADDON="$work/node-lean/polyflake.linux-x64-gnu.node" node --test lean-test/
 # The README's JavaScript as written, against this package.
 readme="$work/readme-node"
