@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{Path, Query, Request, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -248,6 +248,12 @@ async fn ready(State(app): State<Arc<App>>) -> Response {
     }
 }
 
+/// `GET /metrics`, in Prometheus's text format (`metrics.rs`).
+async fn exposition(State(app): State<Arc<App>>) -> Response {
+    let text = metrics::exposition(&app.metrics, &app.generator);
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
+
 /// Times each request into the latency histogram.
 async fn timed(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
@@ -266,7 +272,7 @@ pub(super) fn router(app: Arc<App>) -> Router {
         .route("/v1/layouts", get(layouts))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready))
-        .route("/metrics", get(metrics::exposition))
+        .route("/metrics", get(exposition))
         .fallback(|| async {
             invalid(
                 ArgumentKind::UnknownName,

@@ -3,14 +3,9 @@
 //! (`GET /metrics`).
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
-
-use super::app::App;
+use polyflake::Generator;
 
 /// Upper bounds of the request-latency histogram, in seconds.
 pub(crate) const BUCKETS: [f64; 10] = [
@@ -50,12 +45,11 @@ fn metric(text: &mut String, name: &str, kind: &str, help: &str, samples: &[(&st
     }
 }
 
-/// `GET /metrics`: the counters, the backwards policy's outcomes, the lease's
+/// The text of `GET /metrics`: the counters, the backwards policy's outcomes, the lease's
 /// counts, readiness and the latency histogram, in Prometheus's text format.
-pub(super) async fn exposition(State(app): State<Arc<App>>) -> Response {
-    let m = &app.metrics;
+pub(super) fn exposition(m: &Metrics, generator: &Generator) -> String {
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    let stats = app.generator.stats();
+    let stats = generator.stats();
     let mut text = String::new();
     #[rustfmt::skip]
     let counters: [(&str, &str, u64); 4] = [
@@ -67,7 +61,7 @@ pub(super) async fn exposition(State(app): State<Arc<App>>) -> Response {
     for (name, help, value) in counters {
         metric(&mut text, name, "counter", help, &[("", value)]);
     }
-    let policy = app.generator.policy().name();
+    let policy = generator.policy().name();
     let labels = |outcome: &str| format!("{{policy=\"{policy}\",outcome=\"{outcome}\"}}");
     let (waited, refused, ran_ahead) = (labels("waited"), labels("refused"), labels("ran_ahead"));
     metric(
@@ -97,7 +91,7 @@ pub(super) async fn exposition(State(app): State<Arc<App>>) -> Response {
         "polyflake_ready",
         "gauge",
         "1 while the lease holds and the clock is within policy.",
-        &[("", u64::from(app.generator.ready().is_ok()))],
+        &[("", u64::from(generator.ready().is_ok()))],
     );
     text.push_str("# HELP polyflake_request_seconds Request latency.\n# TYPE polyflake_request_seconds histogram\n");
     for (bound, count) in BUCKETS.iter().zip(&m.latency) {
@@ -111,5 +105,5 @@ pub(super) async fn exposition(State(app): State<Arc<App>>) -> Response {
         load(&m.requests),
         load(&m.latency_us) as f64 / 1e6,
     ));
-    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+    text
 }
