@@ -27,16 +27,15 @@ impl FfiRegistrySettings {
         if let Some(prefix) = self.prefix {
             settings.prefix = prefix;
         }
-        // Each by the core's name for it, never by position in `RegistryDuration::ALL`.
+        // Each paired with its setting, never by position in `RegistryDuration::ALL`.
         let durations = [
-            ("ttl", self.ttl_ms),
-            ("keep_alive", self.keep_alive_ms),
-            ("safety_margin", self.safety_margin_ms),
-            ("request_timeout", self.request_timeout_ms),
-            ("max_clock_gap", self.max_clock_gap_ms),
+            (RegistryDuration::Ttl, self.ttl_ms),
+            (RegistryDuration::KeepAlive, self.keep_alive_ms),
+            (RegistryDuration::SafetyMargin, self.safety_margin_ms),
+            (RegistryDuration::RequestTimeout, self.request_timeout_ms),
+            (RegistryDuration::MaxClockGap, self.max_clock_gap_ms),
         ];
-        for (name, ms) in durations {
-            let setting = RegistryDuration::named(name)?;
+        for (setting, ms) in durations {
             if let Some(ms) = ms {
                 *setting.slot(&mut settings) = Duration::from_millis(ms);
             }

@@ -2,7 +2,7 @@
 
 use std::sync::OnceLock;
 
-use polyflake::{FirstUse, Generator, IdentityRequest, TryNext};
+use polyflake::{FirstUse, Generator, IdentityRequest, RegistryDuration, TryNext};
 use polyflake_connectors::{CONNECTORS, ETCD};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
@@ -161,11 +161,11 @@ impl PyGenerator {
             endpoints,
             prefix,
             &[
-                ("ttl", ttl),
-                ("keep_alive", keep_alive),
-                ("safety_margin", safety_margin),
-                ("request_timeout", request_timeout),
-                ("max_clock_gap", max_clock_gap),
+                (RegistryDuration::Ttl, ttl),
+                (RegistryDuration::KeepAlive, keep_alive),
+                (RegistryDuration::SafetyMargin, safety_margin),
+                (RegistryDuration::RequestTimeout, request_timeout),
+                (RegistryDuration::MaxClockGap, max_clock_gap),
             ],
             node_range.as_ref().map(|(a, b)| (a, b)),
         )?;

@@ -5,24 +5,22 @@ use polyflake::{RegistryDuration, RegistrySettings};
 use pyo3::prelude::*;
 
 use crate::args::{seconds_arg, u64_arg, urls_arg};
-use crate::error::IntoPyResult;
 
-/// The settings of `Generator.from_etcd`; durations in seconds, each named
-/// as the core names it (`RegistryDuration::named`; `None`: the core's default).
+/// The settings of `Generator.from_etcd`; durations in seconds, each paired
+/// with the core's setting it is (`None`: the core's default).
 pub(crate) fn settings_arg(
     endpoints: &Bound<'_, PyAny>,
     prefix: Option<&str>,
-    durations: &[(&str, Option<&Bound<'_, PyAny>>)],
+    durations: &[(RegistryDuration, Option<&Bound<'_, PyAny>>)],
     node_range: Option<(&Bound<'_, PyAny>, &Bound<'_, PyAny>)>,
 ) -> PyResult<RegistrySettings> {
     let mut settings = RegistrySettings::new(urls_arg("endpoints", endpoints)?);
     if let Some(prefix) = prefix {
         settings.prefix = prefix.to_owned();
     }
-    for &(name, value) in durations {
-        let setting = RegistryDuration::named(name).py_err()?;
+    for &(setting, value) in durations {
         if let Some(value) = value {
-            *setting.slot(&mut settings) = seconds_arg(name, value)?;
+            *setting.slot(&mut settings) = seconds_arg(setting.name(), value)?;
         }
     }
     if let Some((start, stop)) = node_range {
