@@ -17,9 +17,14 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 name=${1:?usage: artifact.sh cli|cli-serve|wheel-test|wheel-lean}
 out="$work/artifacts/$name"
+case "$name" in
+    cli | cli-serve) path="$out/polyflake" ;;
+    wheel-test | wheel-lean) path="$out" ;;
+    *) echo "artifact.sh: no artifact $name" >&2; exit 2 ;;
+esac
 run=${POLYFLAKE_RUN:-}
 if [ -n "$run" ] && [ "$(cat "$out/.run" 2>/dev/null)" = "$run" ]; then
-    case "$name" in cli | cli-serve) echo "$out/polyflake" ;; *) echo "$out" ;; esac
+    echo "$path"
     exit 0
 fi
 rm -rf "$out"
@@ -35,25 +40,20 @@ maturin() {
 case "$name" in
     cli)
         cargo build -q -p polyflake-cli >&2
-        cp "$cargo_target/debug/polyflake" "$out/polyflake"
-        path="$out/polyflake"
+        cp "$cargo_target/debug/polyflake" "$path"
         ;;
     cli-serve)
         bash "$root/scripts/debian-deps.sh" >&2
         cargo build -q -p polyflake-cli --features serve >&2
-        cp "$cargo_target/debug/polyflake" "$out/polyflake"
-        path="$out/polyflake"
+        cp "$cargo_target/debug/polyflake" "$path"
         ;;
     wheel-test)
         bash "$root/scripts/debian-deps.sh" >&2
         maturin build --quiet -m "$root/bindings-python/Cargo.toml" --features etcd,test-hooks -o "$out"
-        path="$out"
         ;;
     wheel-lean)
         maturin build --quiet -m "$root/bindings-python/Cargo.toml" -o "$out"
-        path="$out"
         ;;
-    *) echo "artifact.sh: no artifact $name" >&2; exit 2 ;;
 esac
 [ -z "$run" ] || echo "$run" > "$out/.run"
 echo "$path"

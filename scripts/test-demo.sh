@@ -29,9 +29,8 @@ exit 127
 EOF
     chmod +x "$stand_ins/$program"
 done
-missing="$stand_ins/protoc"
 rc=0
-env PATH="$stand_ins:$PATH" PROTOC="$missing" PG_CONFIG="$stand_ins/pg_config" \
+env PATH="$stand_ins:$PATH" PROTOC="$stand_ins/protoc" PG_CONFIG="$stand_ins/pg_config" \
     PGRX_PG_CONFIG_PATH="$stand_ins/pg_config" LIBCLANG_PATH="$bare/no-libclang" \
     CARGO_TARGET_DIR="$bare/target" bash "$root/scripts/demo.sh" || rc=$?
 if [ "$rc" != 0 ]; then
