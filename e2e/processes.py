@@ -1,12 +1,11 @@
-"""Starting and stopping the run's processes: the three-member etcd, the
-PostgreSQL cluster, the replicas (each behind a proxy of its own, e2e/proxy.py),
+"""Starting and stopping the run's processes: the three-member etcd and the
+PostgreSQL cluster (from the suites' shared launchers in tests/), the replicas (each behind a proxy of its own, e2e/proxy.py),
 the newcomers; every one stopped by its PID."""
 
 from __future__ import annotations
 
 import glob
 import os
-import pwd
 import secrets
 import signal
 import subprocess
@@ -17,10 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from probes import etcd_call, etcd_holders, wait_for
+from probes import etcd_holders, wait_for
 from proxy import Proxy
-from records import Cut, Instance, Member, Newcomer, Rated
-from settings import HERE, LAYOUT, PREFIX, Settings, free_port, now_ms
+from records import Cut, Instance, Newcomer, Rated
+from settings import HERE, LAYOUT, PREFIX, Settings, now_ms
+
+sys.path.insert(0, str(HERE.parent / "tests"))
+from etcd_cluster import Cluster as EtcdCluster
+from etcd_cluster import Member
+from ports import free_port
+from postgres_cluster import Cluster as PostgresCluster
 
 
 @dataclass
@@ -32,7 +37,8 @@ class Run:
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     instances: list[Instance] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
-    members: list[Member] = field(default_factory=list)
+    etcd: EtcdCluster | None = None
+    postgres: PostgresCluster | None = None
     proxies: dict[str, Proxy] = field(default_factory=dict)
     newcomers: list[Newcomer] = field(default_factory=list)
     cuts: list[Cut] = field(default_factory=list)
@@ -53,152 +59,55 @@ class Run:
         self.processes.append(p)
         return p
 
-    # --- etcd ---------------------------------------------------------
+    # --- etcd (tests/etcd_cluster.py, the suites' one launcher) ------------
     def start_etcd(self, members: list[Member] | None = None) -> None:
-        """Starts `members` (every member by default) of the run's three-member
-        cluster, on their data directories, and waits until the cluster answers."""
-        if not self.members:
-            self.members = [
-                Member(f"e2e{i}", free_port(), free_port()) for i in range(3)
-            ]
-        initial = ",".join(
-            f"{m.name}=http://127.0.0.1:{m.peer_port}" for m in self.members
-        )
-        for m in members or self.members:
-            client = f"http://127.0.0.1:{m.client_port}"
-            peer = f"http://127.0.0.1:{m.peer_port}"
-            m.process = self.spawn(
-                [
-                    "etcd",
-                    "--name",
-                    m.name,
-                    "--data-dir",
-                    str(self.base / m.name),
-                    "--listen-client-urls",
-                    client,
-                    "--advertise-client-urls",
-                    client,
-                    "--listen-peer-urls",
-                    peer,
-                    "--initial-advertise-peer-urls",
-                    peer,
-                    "--initial-cluster",
-                    initial,
-                    "--initial-cluster-token",
-                    f"e2e-{self.members[0].client_port}",
-                ],
-                self.base / f"{m.name}.log",
-            )
+        """Starts the run's three-member cluster the first time, then
+        `members` (every member by default) again on their data directories,
+        and waits until the cluster answers."""
+        if self.etcd is None:
+            self.etcd = EtcdCluster(3, self.base / "etcd", name="e2e")
+        else:
+            self.etcd.start(members)
         wait_for(
             lambda: etcd_holders(self.etcd_ports()) is not None, 30, "etcd answers"
         )
 
+    @property
+    def members(self) -> list[Member]:
+        return self.etcd.members if self.etcd else []
+
     def etcd_ports(self) -> list[int]:
         """The client ports of the members running now."""
-        return [
-            m.client_port
-            for m in self.members
-            if m.process and m.process.poll() is None
-        ]
+        return [m.client_port for m in self.members if m.running()]
 
     def etcd_endpoints(self) -> str:
-        return ",".join(f"http://127.0.0.1:{m.client_port}" for m in self.members)
+        return self.etcd.endpoints if self.etcd else ""
 
     def etcd_signal(self, sig: signal.Signals) -> None:
-        for m in self.members:
-            if m.process and m.process.poll() is None:
-                m.process.send_signal(sig)
+        if self.etcd:
+            self.etcd.signal(sig)
 
     def leader(self) -> Member | None:
-        """The member that says it leads (its JSON gateway's status call)."""
-        for m in self.members:
-            status = etcd_call(m.client_port, "/v3/maintenance/status", {})
-            if status and status.get("leader") == status.get("header", {}).get(
-                "member_id"
-            ):
-                return m
-        return None
+        return self.etcd.leader() if self.etcd else None
 
-    # --- PostgreSQL ---------------------------------------------------------
+    # --- PostgreSQL (tests/postgres_cluster.py) ------------------------------
     def start_postgres(
         self, durable: bool = False, settings: dict[str, str] | None = None
     ) -> None:
-        """A cluster of its own (initdb into the run's directory, a password,
-        its own port on 127.0.0.1). The fault run needs no durability (fsync
-        off); a benchmark asks for the defaults. `settings` go to the server
-        as `-c` options."""
-        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-        if not bins:
-            sys.exit(
-                "e2e: PostgreSQL's initdb not found (make deps installs postgresql)"
-            )
-        bindir = Path(bins[-1]).parent
-        data = self.base / "pg"
-        data.mkdir(mode=0o700)
-        password = secrets.token_hex(16)
-        pwfile = data / "pwfile"
-        pwfile.write_text(password + "\n")
-        kw: dict[str, Any] = {}
+        """A cluster of its own (in the run's directory, a password, its own
+        port on 127.0.0.1). The fault run needs no durability (fsync off); a
+        benchmark asks for the defaults. `settings` go to the server as `-c`
+        options."""
         if os.geteuid() == 0:
-            # PostgreSQL refuses to run as root: an unprivileged account.
-            account = "postgres"
-            try:
-                user = pwd.getpwnam(account)
-            except KeyError:
-                user = pwd.getpwnam("nobody")
-            os.chmod(self.base, 0o711)
-            for path in (data, pwfile):
-                os.chown(path, user.pw_uid, user.pw_gid)
-            kw = {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
-        subprocess.run(
-            [
-                str(bindir / "initdb"),
-                "-D",
-                str(data / "db"),
-                "-U",
-                "e2e",
-                "-A",
-                "scram-sha-256",
-                "--pwfile",
-                str(pwfile),
-                "--no-sync",
-            ],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            **kw,
+            os.chmod(self.base, 0o711)  # the cluster's account reaches its directory
+        self.postgres = PostgresCluster(
+            self.base / "pg", user="e2e", password=secrets.token_hex(16)
         )
-        port = free_port()
-        self.spawn(
-            [
-                str(bindir / "postgres"),
-                "-D",
-                str(data / "db"),
-                "-p",
-                str(port),
-                "-k",
-                str(data),
-                "-c",
-                "listen_addresses=127.0.0.1",
-                *(
-                    []
-                    if durable
-                    else ["-c", "fsync=off", "-c", "synchronous_commit=off"]
-                ),
-                *(a for k, v in (settings or {}).items() for a in ("-c", f"{k}={v}")),
-            ],
-            self.base / "postgres.log",
-            **kw,
-        )
-        self.dsn = f"postgresql://e2e:{password}@127.0.0.1:{port}/postgres"
-
-        def connects() -> bool:
-            try:
-                psycopg.connect(self.dsn, connect_timeout=1).close()
-                return True
-            except psycopg.OperationalError:
-                return False
-
-        wait_for(connects, 30, "PostgreSQL accepts connections")
+        options = {} if durable else {"synchronous_commit": "off"}
+        if durable:
+            options["fsync"] = "on"
+        self.postgres.start({**options, **(settings or {})})
+        self.dsn = self.postgres.url
 
     def create_orders(self) -> None:
         with psycopg.connect(self.dsn, autocommit=True) as db:
@@ -300,6 +209,10 @@ def faketime_library() -> str:
 def stop_all(run: Run) -> None:
     for proxy in run.proxies.values():
         proxy.close()
+    if run.etcd:
+        run.etcd.stop()
+    if run.postgres and run.postgres.server is not None:
+        run.postgres.stop()
     for p in run.processes:
         if p.poll() is None:
             try:

@@ -19,16 +19,6 @@ class Instance:
 
 
 @dataclass
-class Member:
-    """One member of the run's etcd cluster."""
-
-    name: str
-    client_port: int
-    peer_port: int
-    process: subprocess.Popen[bytes] | None = None
-
-
-@dataclass
 class Newcomer:
     """A process that may hold one node value only (e2e/newcomer.py)."""
 

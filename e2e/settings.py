@@ -26,14 +26,6 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Settings:
     ttl_ms: int

@@ -11,7 +11,7 @@
 #   artifact.sh wheel-test   a directory holding the Python wheel with `etcd` and `test-hooks`
 #   artifact.sh wheel-lean   a directory holding the wheel without features (`pip install ./bindings-python`)
 #
-# The wheels are built with the maturin of target/py-venv (test-python's).
+# The wheels are built with the maturin of the suites' venv (scripts/py-venv.sh).
 # Build output goes to stderr; stdout is the path alone.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -30,11 +30,8 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 maturin() {
-    local venv="$work/py-venv"
-    if [ ! -x "$venv/bin/maturin" ]; then
-        python3 -m venv "$venv" >&2
-        "$venv/bin/python" -m pip install -q --disable-pip-version-check maturin >&2
-    fi
+    local venv
+    venv=$(bash "$root/scripts/py-venv.sh")
     "$venv/bin/maturin" "$@" >&2
 }
 case "$name" in

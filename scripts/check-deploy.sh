@@ -5,13 +5,9 @@
 # every POLYFLAKE_ variable it sets must be one the docs define.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-venv="$work/deploy-venv"
+venv=$(bash "$root/scripts/py-venv.sh")
 # 1.30: the first release whose preStop `sleep` is on by default; 1.37: the newest.
 versions=(1.30.0 1.37.0)
-if [ ! -x "$venv/bin/kubernetes-validate" ]; then
-    python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install -q --disable-pip-version-check kubernetes-validate==1.37.0
-fi
 manifests=("$root"/deploy/kubernetes/*.yaml)
 for version in "${versions[@]}"; do
     "$venv/bin/kubernetes-validate" --strict --kubernetes-version "$version" --quiet "${manifests[@]}"

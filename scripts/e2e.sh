@@ -8,10 +8,8 @@ source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
 cli=$(bash "$root/scripts/artifact.sh" cli-serve)
 
-venv="$work/e2e-venv"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+venv=$(bash "$root/scripts/py-venv.sh")
 pip() { "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@"; }
-pip "psycopg[binary]==3.3.9" ruff
 # The Python library with its etcd feature: test-python's wheel in make test
 # (scripts/artifact.sh), never a stale one from an earlier run.
 pip --force-reinstall --no-deps "$(bash "$root/scripts/artifact.sh" wheel-test)"/polyflake-*.whl

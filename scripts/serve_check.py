@@ -2,7 +2,7 @@
 """A shipped `polyflake serve`, checked from outside as a client sees it.
 
     serve_check.py --port P                   one already running on 127.0.0.1:P
-    serve_check.py --state DIR -- COMMAND...  starts `COMMAND serve` on a free port with a
+    serve_check.py --state DIR -- COMMAND...  starts `COMMAND serve` on port 0 with a
                                               local lease in DIR, checks it, stops it
 
 The check: /readyz answers 200 within 30 s, and /v1/ids?count=5 five distinct decimal
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
+import re
 import subprocess
 import sys
 import time
@@ -44,13 +44,15 @@ def check(port: int, alive=lambda: None) -> list[int]:
 def start_and_check(state: str, command: list[str]) -> None:
     help_text = subprocess.run([*command, "serve", "--help"], capture_output=True, text=True, check=True).stdout
     assert "--listen" in help_text and "--layout" in help_text, help_text
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
     env["POLYFLAKE_STATE_DIR"] = state
-    server = subprocess.Popen([*command, "serve", "--listen", f"127.0.0.1:{port}"], env=env,
+    # Port 0: the kernel's choice, which serve's first line names (no port to race for).
+    server = subprocess.Popen([*command, "serve", "--listen", "127.0.0.1:0"], env=env,
                               stderr=subprocess.PIPE, text=True)
+    first = server.stderr.readline()
+    serving = re.search(r"serving layout \S+ on http://127\.0\.0\.1:(\d+)", first)
+    assert serving, first + server.stderr.read()
+    port = int(serving.group(1))
 
     def alive() -> None:
         assert server.poll() is None, server.stderr.read()

@@ -6,11 +6,8 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
 cli=$(bash "$root/scripts/artifact.sh" cli-serve)
-venv="$work/grpc-venv"
+venv=$(bash "$root/scripts/py-venv.sh")
 stubs="$work/grpc-stubs"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check pytest ruff \
-    "grpcio==1.85.3" "grpcio-tools==1.85.1" "grpcio-health-checking==1.85.1" "grpcio-reflection==1.85.1"
 rm -rf "$stubs" && mkdir -p "$stubs"
 "$venv/bin/python" -m grpc_tools.protoc -I "$root/cli/proto" --python_out="$stubs" \
     --grpc_python_out="$stubs" "$root/cli/proto/polyflake/v1/ids.proto"

@@ -11,16 +11,13 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 bash "$root/scripts/debian-deps.sh"
-venv="$work/py-venv"
+venv=$(bash "$root/scripts/py-venv.sh")
 
-rm -rf "$venv" "$work/py-lean"
-python3 -m venv "$venv"
-"$venv/bin/python" -m pip install -q --disable-pip-version-check maturin pytest mypy ruff gunicorn \
-    "pydantic==2.14.3" "fastapi==0.163.2" "httpx2==2.16.2" "sqlalchemy==2.1.9" \
-    "psycopg[binary]==3.3.9" "django==5.2.19" "djangorestframework==3.18.3"
+rm -rf "$work/py-lean"
 test_wheels=$(bash "$root/scripts/artifact.sh" wheel-test)
 lean_wheels=$(bash "$root/scripts/artifact.sh" wheel-lean)
-"$venv/bin/python" -m pip install -q --disable-pip-version-check "$test_wheels"/polyflake-*.whl
+"$venv/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps \
+    "$test_wheels"/polyflake-*.whl
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
     --target "$work/py-lean" "$lean_wheels"/polyflake-*.whl
 

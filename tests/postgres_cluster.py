@@ -3,10 +3,12 @@ PostgreSQL (the extension's SQL suite, the framework integrations in Python,
 Node and Kotlin) starts one with this file, so that there is one way to do it.
 
 Debian's PostgreSQL 15 (`make deps` installs it): an initdb into a fresh
-directory under /tmp, trust authentication for the user `polyflake`, a free
-port of 127.0.0.1, started here and stopped by its PID. PostgreSQL refuses to
-run as root: as root the cluster runs as `postgres` (Debian's package makes
-that account), else `nobody`. Only the standard library: a suite in any
+directory under /tmp, trust authentication for the user `polyflake`, a port
+of 127.0.0.1 by tests/ports.py's rule (another one if it is lost), started
+here and stopped by its PID (a password and SCRAM instead of trust when one
+is given, as the end-to-end run asks). PostgreSQL refuses to run as root: as
+root the cluster runs as `postgres` (Debian's package makes that account),
+else `nobody`. Only the standard library: a suite in any
 language runs it as a script::
 
     python3 tests/postgres_cluster.py start      # prints {"url": …, "dir": …}; the PID is in dir/pid
@@ -21,18 +23,14 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ports import PortLost, free_port, retrying
 
 
 def bindir() -> Path:
@@ -70,15 +68,37 @@ def private_dir(prefix: str, base: Path | None = None) -> Path:
 class Cluster:
     """One cluster: `start(settings, env)`, `stop(mode)`, `log()`, `close()`."""
 
-    def __init__(self, base: Path | None = None) -> None:
+    def __init__(
+        self,
+        base: Path | None = None,
+        user: str = "polyflake",
+        password: str | None = None,
+    ) -> None:
         self.base = private_dir("polyflake-pg-", base)
         self.data = self.base / "db"
         self.port = free_port()
+        self.user = user
+        self.password = password
         self.server: subprocess.Popen | None = None
         self.logs: list[str] = []
+        auth = ["-A", "trust"]
+        if password is not None:
+            pwfile = self.base / "pwfile"
+            pwfile.write_text(password + "\n")
+            pwfile.chmod(0o600)  # read by initdb, as the cluster's account
+            if account():
+                os.chown(pwfile, account()["user"], account()["group"])
+            auth = ["-A", "scram-sha-256", "--pwfile", str(pwfile)]
         subprocess.run(
-            [str(bindir() / "initdb"), "-D", str(self.data), "-U", "polyflake"]
-            + ["-A", "trust", "--no-sync"],
+            [
+                str(bindir() / "initdb"),
+                "-D",
+                str(self.data),
+                "-U",
+                user,
+                *auth,
+                "--no-sync",
+            ],
             check=True,
             stdout=subprocess.DEVNULL,
             cwd=self.base,
@@ -87,7 +107,8 @@ class Cluster:
 
     @property
     def url(self) -> str:
-        return f"postgresql://polyflake@127.0.0.1:{self.port}/postgres"
+        secret = "" if self.password is None else f":{self.password}"
+        return f"postgresql://{self.user}{secret}@127.0.0.1:{self.port}/postgres"
 
     def start(
         self, settings: dict[str, str] | None = None, env: dict[str, str] | None = None
@@ -95,6 +116,11 @@ class Cluster:
         """Starts the server with `settings` (`-c key=value`) and waits until it
         accepts connections. Its environment is this one's without POLYFLAKE_*
         (an extension must see only what the test gives it), plus `env`."""
+        retrying(lambda: self._start(settings, env))
+
+    def _start(
+        self, settings: dict[str, str] | None, env: dict[str, str] | None
+    ) -> None:
         options = {"listen_addresses": "127.0.0.1", "fsync": "off"}
         options.update(settings or {})
         args = [str(bindir() / "postgres"), "-D", str(self.data)]
@@ -123,7 +149,13 @@ class Cluster:
         deadline = time.monotonic() + 30
         while not self.ready():
             if self.server.poll() is not None:
-                raise RuntimeError("PostgreSQL ended at start:\n" + self.log()[-4000:])
+                text = log_path.read_text(errors="replace")
+                if "could not bind" in text:
+                    # Another launcher's server took the port first: another one.
+                    self.server = None
+                    self.port = free_port()
+                    raise PortLost(f"port {self.port} was taken")
+                raise RuntimeError("PostgreSQL ended at start:\n" + text[-4000:])
             if time.monotonic() > deadline:
                 raise RuntimeError(
                     "PostgreSQL did not start within 30 s:\n" + self.log()[-4000:]
@@ -139,7 +171,7 @@ class Cluster:
             "-p",
             str(self.port),
         ]
-        return subprocess.run(probe + ["-U", "polyflake"], check=False).returncode == 0
+        return subprocess.run(probe + ["-U", self.user], check=False).returncode == 0
 
     def stop(self, mode: str = "fast") -> None:
         """fast: SIGINT; immediate: SIGQUIT (no checkpoint, as after a crash)."""

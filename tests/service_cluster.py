@@ -2,10 +2,10 @@
 that test a service-backed generator (Python, Node and Kotlin): one way to
 start them, as tests/postgres_cluster.py is for PostgreSQL.
 
-Debian's etcd-server (`make deps` installs it) with a fresh data directory and
-N replicas of the given `polyflake` binary (built with the `serve` feature),
-each with a state directory of its own, all on free ports of 127.0.0.1 and
-stopped by their PIDs. `start` returns once etcd is healthy and every replica
+One etcd member from tests/etcd_cluster.py and N replicas of the given
+`polyflake` binary (built with the `serve` feature), each with a state
+directory of its own and told port 0 of 127.0.0.1 (the address it prints is
+the one returned), all stopped by their PIDs. `start` returns once etcd is healthy and every replica
 answers /readyz with 200 (it holds an identity). Only the standard library: a
 suite in any language runs it as a script::
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,15 +34,11 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from etcd_cluster import Cluster, stop_dir
 
-def free_port(taken: set[int]) -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if port not in taken:
-            taken.add(port)
-            return port
+# `serve`'s first line, with the address the kernel gave its port 0.
+SERVING = re.compile(r"serving layout \S+ on (http://127\.0\.0\.1:\d+)")
 
 
 def status(url: str) -> int | None:
@@ -53,14 +49,6 @@ def status(url: str) -> int | None:
         return int(e.code)
     except OSError:
         return None
-
-
-def etcd_healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=2) as answer:
-            return b'"health":"true"' in answer.read()
-    except OSError:
-        return False
 
 
 def spawn(
@@ -83,32 +71,27 @@ def wait_for(what: str, ok: Callable[[], bool], seconds: float = 30) -> None:
         time.sleep(0.05)
 
 
+def served_at(log: Path) -> str | None:
+    """The address a replica printed once it listens (it was told port 0)."""
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return None
+    match = SERVING.search(text)
+    return match.group(1) if match else None
+
+
 def start(cli: str, replicas: int, layout: str) -> dict[str, object]:
-    etcd = shutil.which("etcd")
-    if not etcd:
-        raise RuntimeError("etcd is missing (make deps installs Debian's etcd-server)")
     if not os.access(cli, os.X_OK):
         raise RuntimeError(
             f"{cli} is not an executable polyflake (cargo build -p polyflake-cli --features serve)"
         )
     base = Path(tempfile.mkdtemp(prefix="polyflake-service-"))
     pids = base / "pids"
-    taken: set[int] = set()
     try:
-        client, peer = free_port(taken), free_port(taken)
-        url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
-        spawn(
-            [etcd, "--name", "svc", "--data-dir", str(base / "etcd"),
-             "--listen-client-urls", url, "--advertise-client-urls", url,
-             "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
-             "--initial-cluster", f"svc={peer_url}"],
-            base / "etcd.log", pids,
-        )  # fmt: skip
-        # Listening is not serving: wait until the member has elected itself.
-        wait_for("etcd was not healthy", lambda: etcd_healthy(url))
+        url = Cluster(1, base / "etcd").endpoints
         started = []
         for i in range(replicas):
-            port = free_port(taken)
             state = base / f"state-{i}"
             state.mkdir()
             env = {
@@ -119,11 +102,16 @@ def start(cli: str, replicas: int, layout: str) -> dict[str, object]:
                 POLYFLAKE_ETCD_ENDPOINTS=url,
                 POLYFLAKE_ETCD_PREFIX="/service-cluster",
             )
+            log = base / f"replica-{i}.log"
             pid = spawn(
-                [cli, "serve", "--layout", layout, "--listen", f"127.0.0.1:{port}"],
-                base / f"replica-{i}.log", pids, env,
+                [cli, "serve", "--layout", layout, "--listen", "127.0.0.1:0"],
+                log, pids, env,
             )  # fmt: skip
-            started.append({"url": f"http://127.0.0.1:{port}", "pid": pid})
+            wait_for(
+                f"replica {i} did not listen",
+                lambda log=log: served_at(log) is not None,
+            )
+            started.append({"url": served_at(log), "pid": pid})
         for replica in started:
             ready = f"{replica['url']}/readyz"
             wait_for(
@@ -159,6 +147,7 @@ def stop(base: Path) -> None:
             except ChildProcessError:
                 # Started by another process (the `start` call): wait until it is gone.
                 wait_for(f"process {pid} did not end", lambda p=pid: not alive(p), 10)
+    stop_dir(base / "etcd")
     shutil.rmtree(base, ignore_errors=True)
 
 

@@ -1,58 +1,20 @@
 // Generator.fromEnv with POLYFLAKE_ETCD_ENDPOINTS against a real etcd
-// (Debian's etcd-server), started here on 127.0.0.1 and stopped by PID.
+// (Debian's etcd-server), from the suites' shared launcher and stopped by PID.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, test } from 'node:test'
 
 import { Generator } from '../polyflake.js'
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-
-// Listening is not serving: wait until the member has elected itself.
-const healthy = async (base) => {
-  try {
-    const answer = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) })
-    return (await answer.text()).includes('"health":"true"')
-  } catch {
-    return false
-  }
-}
+import { closedPort, startEtcd, stopEtcd } from './harness.mjs'
 
 let etcd
 let url
-const dataDir = mkdtempSync(join(tmpdir(), 'polyflake-node-etcd-'))
 
-before(async () => {
-  const [client, peer] = [await freePort(), await freePort()]
-  url = `http://127.0.0.1:${client}`
-  const peerUrl = `http://127.0.0.1:${peer}`
-  etcd = spawn(
-    'etcd',
-    ['--name', 'node', '--data-dir', dataDir, '--listen-client-urls', url, '--advertise-client-urls', url,
-      '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl, '--initial-cluster', `node=${peerUrl}`],
-    { stdio: 'ignore' },
-  )
-  const deadline = Date.now() + 30_000
-  while (!(await healthy(url))) {
-    assert.ok(Date.now() < deadline, 'etcd was not healthy within 30 s')
-    await new Promise((r) => setTimeout(r, 50))
-  }
+before(() => {
+  etcd = startEtcd(1)
+  url = etcd.endpoints
 })
 
-after(() => {
-  process.kill(etcd.pid, 'SIGKILL')
-  rmSync(dataDir, { recursive: true, force: true })
-})
+after(() => stopEtcd(etcd.dir))
 
 test('fromEnv leases distinct identities from etcd', () => {
   process.env.POLYFLAKE_ETCD_ENDPOINTS = url
@@ -71,7 +33,7 @@ test('fromEnv leases distinct identities from etcd', () => {
 })
 
 test('an unreachable etcd is a LEASE_LOST error', async () => {
-  process.env.POLYFLAKE_ETCD_ENDPOINTS = `http://127.0.0.1:${await freePort()}`
+  process.env.POLYFLAKE_ETCD_ENDPOINTS = `http://127.0.0.1:${await closedPort()}`
   try {
     assert.throws(() => Generator.fromEnv('twitter').claim(),
       (e) => e.code === 'LEASE_LOST' && /cannot reach etcd/.test(e.message) && e.reason === 'unreachable' && e.retryable === true)

@@ -3,23 +3,22 @@
 // one replica killed and one paused while IDs are taken, synchronously and
 // through nextIdsAsync.
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { createServer } from 'node:net'
 import { after, before, test } from 'node:test'
 
 import { Generator, ServiceGenerator, decode } from 'polyflake'
 
-const clusterScript = new URL('../../tests/service_cluster.py', import.meta.url).pathname
+import { closedPort, startService, stopService } from './harness.mjs'
+
 let cluster
 
 before(() => {
   const cli = process.env.POLYFLAKE_CLI
   assert.ok(cli, 'POLYFLAKE_CLI names a polyflake built with serve (scripts/test-node.sh sets it)')
-  cluster = JSON.parse(execFileSync('python3', [clusterScript, 'start', '--cli', cli], { encoding: 'utf8' }))
+  cluster = startService(cli)
 })
 
 after(() => {
-  if (cluster) execFileSync('python3', [clusterScript, 'stop', cluster.dir])
+  if (cluster) stopService(cluster.dir)
 })
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -70,12 +69,7 @@ test('a killed and a paused replica cost no duplicate and no error', async () =>
 })
 
 test('no replica answering is a typed, retryable error, thrown or rejected', async () => {
-  const port = await new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
+  const port = await closedPort()
   const service = Generator.fromService(`http://127.0.0.1:${port}`, { deadlineMs: 300 })
   const began = Date.now()
   assert.throws(() => service.nextIdString(), (e) => {

@@ -1,61 +1,33 @@
 """Etcd leases from Python against a real etcd (Debian's etcd-server),
-started here on 127.0.0.1 with a temporary data dir and stopped by PID."""
+started by the suites' shared launcher (tests/etcd_cluster.py) and stopped by PID."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
-import subprocess
+import sys
 import time
-import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import polyflake
 import pytest
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/health", timeout=2) as answer:
-            return b'"health":"true"' in answer.read()
-    except OSError:
-        return False
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from etcd_cluster import Cluster  # the repository's one way to start etcd
+from ports import free_port  # and its one free-port rule
 
 
 @pytest.fixture(scope="module")
-def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    binary = shutil.which("etcd")
-    assert binary, "etcd is installed by scripts/debian-deps.sh"
-    client, peer = _free_port(), _free_port()
-    url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
-    data = tmp_path_factory.mktemp("etcd")
-    process = subprocess.Popen(
-        [binary, "--name", "py", "--data-dir", str(data),
-         "--listen-client-urls", url, "--advertise-client-urls", url,
-         "--listen-peer-urls", peer_url, "--initial-advertise-peer-urls", peer_url,
-         "--initial-cluster", f"py={peer_url}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+def etcd() -> Iterator[tuple[str, int]]:
+    """One member from the suites' shared launcher: (its URL, its PID)."""
+    cluster = Cluster(1)
     try:
-        # Listening is not serving: wait until the member has elected itself.
-        deadline = time.monotonic() + 30
-        while not _healthy(url):
-            assert time.monotonic() < deadline, "etcd was not healthy within 30 s"
-            time.sleep(0.05)
-        yield url, process.pid
+        member = cluster.members[0]
+        assert member.process is not None
+        yield member.endpoint, member.process.pid
     finally:
-        os.kill(process.pid, signal.SIGCONT)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+        cluster.close()
 
 
 def _short(url: str, prefix: str, **kwargs: object) -> polyflake.Generator:
@@ -149,7 +121,7 @@ def test_bad_arguments_are_typed_errors(etcd: tuple[str, int]) -> None:
         polyflake.Generator.from_etcd("twitter", url, ttl="10")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         polyflake.Generator.from_etcd("twitter", 2379)  # type: ignore[arg-type]
-    port = _free_port()
+    port = free_port()
     with pytest.raises(polyflake.LeaseLostError, match="cannot reach etcd") as info:
         polyflake.Generator.from_etcd(
             "twitter", f"http://127.0.0.1:{port}", request_timeout=0.3

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -17,6 +16,9 @@ import urllib.request
 from pathlib import Path
 
 import gunicorn  # noqa: F401  (installed by scripts/test-python.sh; the server runs as a child)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+from ports import free_port  # the repository's one free-port rule
 
 APP = """
 import json, os
@@ -64,7 +66,7 @@ def _serve(
     out.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
     env.update(variables, POLYFLAKE_STATE_DIR=str(tmp_path / "state"), OUT_DIR=str(out))
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", "4", "--bind", f"127.0.0.1:{port}",
          "--graceful-timeout", "5", "--chdir", str(tmp_path)]
@@ -82,12 +84,6 @@ def _serve(
         server.send_signal(signal.SIGTERM)
     log, _ = server.communicate(timeout=60)
     return [json.loads(p.read_text()) for p in out.glob("*.json")], log
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _requests(port: int, concurrent: int) -> None:

@@ -8,7 +8,6 @@ import gc
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,8 @@ import polyflake
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests"))
+from ports import free_port  # noqa: E402  (the repository's one free-port rule)
 
 
 @pytest.fixture(scope="module")
@@ -128,9 +129,7 @@ def test_a_forked_child_refuses_its_parents_buffer(cluster: dict[str, Any]) -> N
 
 
 def test_no_replica_answering_is_a_typed_retryable_error() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()  # nobody listens there
     service = polyflake.Generator.from_service(f"http://127.0.0.1:{port}", deadline=0.3)
     began = time.monotonic()
     with pytest.raises(polyflake.LeaseLostError, match=f"127.0.0.1:{port}") as info:

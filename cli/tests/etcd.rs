@@ -48,11 +48,7 @@ fn next_leases_from_etcd_and_releases_on_exit() {
 
 #[test]
 fn an_unreachable_etcd_is_a_one_line_error() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = support::closed_port();
     let (code, ids, stderr) = next(&format!("http://127.0.0.1:{port}"), "/p");
     assert_eq!(code, 2);
     assert!(ids.is_empty());

@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -33,12 +33,6 @@ from polyflake.v1 import ids_pb2, ids_pb2_grpc
 NODE_ID = 37  # twitter: datacenter 1, machine 5
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Replica:
     def __init__(self, http: str, channel: grpc.Channel) -> None:
         self.http = http
@@ -56,24 +50,25 @@ def replica() -> Iterator[Replica]:
     assert cli, (
         "POLYFLAKE_CLI names a polyflake built with serve (scripts/test-grpc.sh sets it)"
     )
-    http_port, grpc_port = free_port(), free_port()
     state = tempfile.mkdtemp(prefix="polyflake-grpc-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("POLYFLAKE_")}
     env.update(POLYFLAKE_NODE_ID=str(NODE_ID), POLYFLAKE_STATE_DIR=state)
     process = subprocess.Popen(
-        [cli, "serve", "--listen", f"127.0.0.1:{http_port}",
-         "--grpc-listen", f"127.0.0.1:{grpc_port}"],
+        [cli, "serve", "--listen", "127.0.0.1:0", "--grpc-listen", "127.0.0.1:0"],
         env=env, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         assert process.stderr is not None
+        # Told port 0, each face prints the address the kernel gave it.
         lines = [process.stderr.readline() for _ in range(2)]
-        assert any("serving gRPC" in line for line in lines), lines
+        http = re.search(r"on (http://127\.0\.0\.1:\d+)", lines[0])
+        grpc_at = re.search(r"serving gRPC .* on (127\.0\.0\.1:\d+)", lines[1])
+        assert http and grpc_at, lines
         # The rest of the log is drained, so that the replica never blocks on a full pipe.
         threading.Thread(target=process.stderr.read, daemon=True).start()
-        channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
+        channel = grpc.insecure_channel(grpc_at.group(1))
         grpc.channel_ready_future(channel).result(timeout=10)
-        yield Replica(f"http://127.0.0.1:{http_port}", channel)
+        yield Replica(http.group(1), channel)
         channel.close()
     finally:
         os.kill(process.pid, signal.SIGKILL)

@@ -603,11 +603,7 @@ fn a_generator_paused_past_its_ttl_refuses_on_resume() {
 
 #[test]
 fn unreachable_etcd_and_bad_settings_are_clear_errors() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = support::closed_port();
     let err = leased(Arc::new(
         lease(&format!("http://127.0.0.1:{port}"), "/p")
             .request_timeout(Duration::from_millis(300)),

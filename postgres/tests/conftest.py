@@ -14,10 +14,7 @@ import glob
 import json
 import shutil
 import signal
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,8 +23,10 @@ import psycopg
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+import etcd_cluster  # and etcd
 import postgres_cluster  # the repository's one way to start PostgreSQL
-from postgres_cluster import free_port, private_dir
+from ports import free_port  # and its one free-port rule
+from postgres_cluster import private_dir
 
 __all__ = ["Cluster", "Etcd", "faketime_library", "free_port", "private_dir"]
 
@@ -117,38 +116,17 @@ def new_cluster(state_dir: Path) -> Iterator[callable]:
 
 
 class Etcd:
-    """One etcd member of the suite's own on 127.0.0.1 (Debian's etcd-server),
-    started here and stopped by its PID; `pause()`/`resume()` stop and
+    """One etcd member of the suite's own, from the shared launcher
+    (tests/etcd_cluster.py), stopped by its PID; `pause()`/`resume()` stop and
     continue it (SIGSTOP/SIGCONT), `holders(prefix, layout)` reads the worker
     keys from etcd itself."""
 
     def __init__(self) -> None:
-        self.base = Path(tempfile.mkdtemp(prefix="polyflake-pg-etcd-"))
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        peer = f"http://127.0.0.1:{free_port()}"
-        etcd = shutil.which("etcd")
-        assert etcd, "etcd is missing (make deps installs etcd-server)"
-        # etcd keeps its own copy of the log's descriptor.
-        with open(self.base / "etcd.log", "wb") as log:
-            self.process = subprocess.Popen(
-                [etcd, "--name", "pg", "--data-dir", str(self.base / "data")]
-                + [
-                    "--listen-client-urls",
-                    self.url,
-                    "--advertise-client-urls",
-                    self.url,
-                ]
-                + ["--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer]
-                + ["--initial-cluster", f"pg={peer}"],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        deadline = time.monotonic() + 30
-        while self.holders("/none", "twitter") is None:
-            assert self.process.poll() is None, "etcd ended"
-            assert time.monotonic() < deadline, "etcd did not answer within 30 s"
-            time.sleep(0.1)
+        self.cluster = etcd_cluster.Cluster(1)
+        member = self.cluster.members[0]
+        assert member.process is not None
+        self.process = member.process
+        self.url = member.endpoint
 
     def call(self, path: str, body: dict) -> dict | None:
         request = urllib.request.Request(
@@ -184,10 +162,7 @@ class Etcd:
         self.process.send_signal(signal.SIGCONT)
 
     def close(self) -> None:
-        self.resume()
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        shutil.rmtree(self.base, ignore_errors=True)
+        self.cluster.close()
 
 
 def b64(text: str) -> str:

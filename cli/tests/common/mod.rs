@@ -8,7 +8,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, Command, Stdio};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
@@ -37,13 +38,24 @@ pub fn assert_decoded(decoded: &Value, case: &Value) {
     }
 }
 
-/// A port nobody listens on at the moment.
+/// A port for a server that must be told one (chromedriver), by the rule
+/// every suite shares (tests/ports.py): below Linux's ephemeral range
+/// (32768 and up), so that no outgoing connection or port-0 socket takes it
+/// before the server binds it, and bindable now. A server that takes port 0
+/// is told port 0 instead (`Server::start`).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let seed = nanos ^ std::process::id().wrapping_mul(2_654_435_761) ^ n.wrapping_mul(40_503);
+        let port = 20_000 + u16::try_from(seed % 12_768).expect("below 32768");
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 /// A directory removed when dropped.
@@ -119,14 +131,13 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts it with these variables and waits for its first line, which
-    /// says it serves.
+    /// Starts it on port 0 with these variables and waits for its first
+    /// line, which says it serves and where.
     pub fn start(env: &[(&str, &str)]) -> Server {
-        let port = free_port();
         let state = temp_dir("serve-state");
         let mut command = Command::new(env!("CARGO_BIN_EXE_polyflake"));
         command
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+            .args(["serve", "--listen", "127.0.0.1:0"])
             .env("POLYFLAKE_STATE_DIR", &state.0)
             .env_remove("POLYFLAKE_NODE_ID")
             .env_remove("POLYFLAKE_ETCD_ENDPOINTS")
@@ -140,6 +151,12 @@ impl Server {
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
         assert!(line.contains("serving layout"), "{line}");
+        let port = line
+            .split("http://127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line}"));
         Server {
             child,
             port,

@@ -1,37 +1,39 @@
-//! A real etcd (Debian's `etcd-server`) on 127.0.0.1 with a temporary data
-//! directory, stopped by PID when dropped.
+//! A real etcd (Debian's `etcd-server`) on 127.0.0.1, one member or several,
+//! started by the launcher every suite shares (`tests/etcd_cluster.py`: its
+//! free-port rule, its readiness wait, its retry on a lost port) and stopped
+//! by PID when the last member is dropped, its directory removed.
 
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-pub struct Etcd {
-    child: Child,
-    pub endpoint: String,
-    data_dir: PathBuf,
+/// The launcher's directory; dropping the last member's handle runs its
+/// `stop`, which ends every member by the PID written there.
+struct Launched(PathBuf);
+
+impl Drop for Launched {
+    fn drop(&mut self) {
+        let _ = Command::new("python3")
+            .arg(launcher())
+            .arg("stop")
+            .arg(&self.0)
+            .status();
+    }
 }
 
-/// A port that can be bound now, below Linux's ephemeral range (32768 and
-/// up), where the outgoing connections of the other tests' etcd members
-/// would otherwise land on it before its member binds it.
-fn free_port(taken: &[u16]) -> u16 {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    loop {
-        let n = NEXT.fetch_add(1, Ordering::Relaxed);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let seed = nanos ^ std::process::id().wrapping_mul(2_654_435_761) ^ n.wrapping_mul(40_503);
-        let port = 20_000 + (seed % 12_000) as u16;
-        if !taken.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
+pub struct Etcd {
+    pid: u32,
+    pub endpoint: String,
+    _cluster: Arc<Launched>,
+}
+
+fn launcher() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/etcd_cluster.py")
 }
 
 impl Etcd {
@@ -39,85 +41,33 @@ impl Etcd {
         Etcd::cluster(1).pop().expect("one member")
     }
 
-    /// A cluster of `members` etcd processes on loopback, each healthy. A
-    /// cluster that does not become healthy (a port taken between choosing
-    /// and binding it) is stopped and started again on other ports.
+    /// A cluster of `members` etcd processes on loopback, each healthy.
     pub fn cluster(members: usize) -> Vec<Etcd> {
-        for _ in 0..3 {
-            if let Some(cluster) = Etcd::try_cluster(members) {
-                return cluster;
-            }
-        }
-        panic!("etcd was not healthy within 30 s, three times");
-    }
-
-    fn try_cluster(members: usize) -> Option<Vec<Etcd>> {
-        let etcd = std::env::var("ETCD_BIN").unwrap_or_else(|_| "etcd".into());
-        let mut taken = Vec::new();
-        let ports: Vec<(u16, u16)> = (0..members)
-            .map(|_| {
-                let client = free_port(&taken);
-                taken.push(client);
-                let peer = free_port(&taken);
-                taken.push(peer);
-                (client, peer)
-            })
-            .collect();
-        let name = |i: usize| format!("polyflake-test-{i}");
-        let initial = ports
+        let out = Command::new("python3")
+            .arg(launcher())
+            .args(["start", "--members", &members.to_string()])
+            .output()
+            .expect("python3 runs tests/etcd_cluster.py");
+        assert!(
+            out.status.success(),
+            "tests/etcd_cluster.py start (scripts/test-etcd.sh installs etcd-server): {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let started: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("the launcher prints JSON");
+        let cluster = Arc::new(Launched(PathBuf::from(
+            started["dir"].as_str().expect("dir"),
+        )));
+        started["members"]
+            .as_array()
+            .expect("members")
             .iter()
-            .enumerate()
-            .map(|(i, (_, peer))| format!("{}=http://127.0.0.1:{peer}", name(i)))
-            .collect::<Vec<_>>()
-            .join(",");
-        let token = format!("polyflake-{}", ports[0].0);
-        let servers: Vec<Etcd> = ports
-            .iter()
-            .enumerate()
-            .map(|(i, &(client, peer))| {
-                let data_dir = std::env::temp_dir()
-                    .join(format!("polyflake-etcd-{}-{client}", std::process::id()));
-                let _ = std::fs::remove_dir_all(&data_dir);
-                let client_url = format!("http://127.0.0.1:{client}");
-                let peer_url = format!("http://127.0.0.1:{peer}");
-                let child = Command::new(&etcd)
-                    .args(["--name", &name(i), "--data-dir"])
-                    .arg(&data_dir)
-                    .args(["--listen-client-urls", &client_url])
-                    .args(["--advertise-client-urls", &client_url])
-                    .args(["--listen-peer-urls", &peer_url])
-                    .args(["--initial-advertise-peer-urls", &peer_url])
-                    .args(["--initial-cluster", &initial])
-                    .args(["--initial-cluster-token", &token])
-                    .stdout(Stdio::null())
-                    .stderr(Stdio::null())
-                    .spawn()
-                    .unwrap_or_else(|e| {
-                        panic!(
-                            "cannot start {etcd} (scripts/test-etcd.sh installs etcd-server): {e}"
-                        )
-                    });
-                Etcd {
-                    child,
-                    endpoint: client_url,
-                    data_dir,
-                }
+            .map(|m| Etcd {
+                pid: u32::try_from(m["pid"].as_u64().expect("pid")).expect("a PID"),
+                endpoint: m["endpoint"].as_str().expect("endpoint").to_owned(),
+                _cluster: Arc::clone(&cluster),
             })
-            .collect();
-        // Listening is not serving: wait until the members have a leader.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        for (client, _) in &ports {
-            while !healthy(*client) {
-                if Instant::now() >= deadline {
-                    eprintln!(
-                        "etcd on {ports:?} was not healthy within 30 s; again on other ports"
-                    );
-                    return None; // dropping the members stops them
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-        Some(servers)
+            .collect()
     }
 
     /// Whether this member is the cluster's leader (asked through its
@@ -132,14 +82,19 @@ impl Etcd {
         member.is_some() && member == field("leader")
     }
 
-    /// kill -9 the member.
+    /// kill -9 the member, and wait until it is gone.
     pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = Command::new("kill")
+            .args(["-KILL", &self.pid.to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while running(self.pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.pid
     }
 
     /// SIGSTOP (`true`) or SIGCONT (`false`) the server.
@@ -148,17 +103,20 @@ impl Etcd {
     }
 }
 
-/// `GET /health` answers `"health":"true"` once the member serves requests.
-fn healthy(port: u16) -> bool {
-    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    let request = format!("GET /health HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n");
-    let mut answer = String::new();
-    stream.write_all(request.as_bytes()).is_ok()
-        && stream.read_to_string(&mut answer).is_ok()
-        && answer.contains("\"health\":\"true\"")
+/// Neither gone nor a zombie (the members are not this process's children).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .next()?
+                .to_owned();
+            Some(state != "Z")
+        })
+        .unwrap_or(false)
 }
 
 /// The body of an HTTP/1.0 POST to the member at `endpoint`.
@@ -180,21 +138,19 @@ fn post(endpoint: &str, path: &str, body: &str) -> String {
     answer
 }
 
+/// A port of 127.0.0.1 nobody listens on now (the kernel's choice,
+/// released): an address that must refuse.
+pub fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a loopback socket")
+        .port()
+}
+
 pub fn signal(pid: u32, name: &str) {
     let status = Command::new("kill")
         .args([format!("-{name}"), pid.to_string()])
         .status()
         .expect("kill(1)");
     assert!(status.success(), "kill -{name} {pid}");
-}
-
-impl Drop for Etcd {
-    fn drop(&mut self) {
-        if matches!(self.child.try_wait(), Ok(None)) {
-            signal(self.pid(), "CONT");
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.data_dir);
-    }
 }

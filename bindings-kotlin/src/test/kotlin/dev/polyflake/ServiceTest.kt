@@ -8,10 +8,7 @@ import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestInstance
 import org.junit.jupiter.api.assertThrows
-import java.net.ServerSocket
-import java.nio.file.Path
 import java.time.Duration
-import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 
 /**
@@ -21,15 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ServiceTest {
-    private val script = Path.of(System.getProperty("polyflake.root"), "tests", "service_cluster.py").toString()
     private lateinit var cluster: JSONObject
 
-    private fun run(vararg args: String): String {
-        val process = ProcessBuilder("python3", script, *args).redirectError(ProcessBuilder.Redirect.INHERIT).start()
-        val out = process.inputStream.bufferedReader().readText()
-        check(process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0) { "service_cluster.py ${args.first()} failed: $out" }
-        return out
-    }
+    private fun run(vararg args: String): String = Launchers.run("service_cluster.py", *args)
 
     private fun signal(pid: Long, name: String) {
         check(ProcessBuilder("kill", "-$name", pid.toString()).start().waitFor() == 0) { "kill -$name $pid" }
@@ -103,7 +94,7 @@ class ServiceTest {
 
     @Test
     fun `no replica answering is a typed retryable error`() {
-        val port = ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()).use { it.localPort }
+        val port = Launchers.closedPort()
         Generator.fromService(listOf("http://127.0.0.1:$port"), deadline = Duration.ofMillis(300)).use { service ->
             val began = System.nanoTime()
             val e = assertThrows<LeaseLostException> { service.nextIds(3) }
