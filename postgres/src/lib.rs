@@ -36,6 +36,17 @@ pub extern "C-unwind" fn _PG_init() {
     }
 }
 
+// The schema is the extension's: CREATE EXTENSION makes it, owned by the
+// role that ran it. Without USAGE for PUBLIC an application's own role (a
+// plain LOGIN role, as applications and analysts connect) could call no
+// function of it, and only a column DEFAULT worked; a database that wants
+// fewer callers revokes it (docs/postgres.md).
+pgrx::extension_sql!(
+    "GRANT USAGE ON SCHEMA @extschema@ TO PUBLIC;",
+    name = "schema_usage_for_every_role",
+    finalize
+);
+
 /// The SQLSTATE of each of the core's errors, by variant: what a client's
 /// driver sees. A new variant stops this compiling until it is placed.
 fn sqlstate(error: &Error) -> PgSqlErrorCode {
@@ -166,12 +177,19 @@ fn max_id(at: TimestampWithTimeZone, layout_name: default!(&str, "'snowflake'"))
     bigint(ok(layout(layout_name).max_id(unix_ms(at))))
 }
 
-/// The ID in a text encoding (`decimal`, `hex`, `base62`, …).
+/// The ID in a text encoding (`decimal`, `hex`, `base58`, …). `bytes` is
+/// not text: `to_bytes` answers a `bytea` (hex text under the name `bytes`
+/// would read back as nothing `parse` takes).
 #[pg_extern(immutable, parallel_safe)]
 fn format(id: i64, encoding: default!(&str, "'decimal'")) -> String {
-    ok(Encoding::from_name(encoding))
-        .encode(bits(id))
-        .to_string()
+    let encoding = ok(Encoding::from_name(encoding));
+    if encoding == Encoding::Bytes {
+        raise(Error::invalid(
+            polyflake_core::ArgumentKind::Usage,
+            "bytes are a bytea, not text: polyflake.to_bytes(bigint)".into(),
+        ))
+    }
+    encoding.encode(bits(id)).to_string()
 }
 
 /// The ID a text encoding spells. `bytes` is not text: `from_bytes` takes a `bytea`.

@@ -7,6 +7,7 @@
 
 use std::ffi::CString;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
 
@@ -30,8 +31,13 @@ static ON_CLOCK_BACKWARDS: GucSetting<Option<CString>> =
 static MAX_BACKWARDS_MS: GucSetting<i32> =
     GucSetting::<i32>::new(BackwardsPolicy::DEFAULT_WAIT_MS as i32);
 
+/// Whether the settings were registered (the library preloaded): loaded by
+/// `CREATE EXTENSION` alone, PostgreSQL reads none of them.
+static DEFINED: AtomicBool = AtomicBool::new(false);
+
 /// Registers the settings, while the postmaster preloads the library.
 pub(crate) fn define() {
+    DEFINED.store(true, Ordering::Relaxed);
     GucRegistry::define_string_guc(
         c"polyflake.layouts",
         c"The layouts next_id issues IDs of, comma-separated; the first is next_id's default.",
@@ -132,7 +138,9 @@ pub(crate) fn layout(name: &str) -> Result<Layout> {
             Err(Error::InvalidLayout(format!(
                 "unknown layout {name:?} (presets: {}; polyflake.custom_layouts: {})",
                 polyflake_core::PRESETS.join(", "),
-                if names.is_empty() {
+                if !DEFINED.load(Ordering::Relaxed) {
+                    "not read: polyflake is not in shared_preload_libraries".to_owned()
+                } else if names.is_empty() {
                     "none".to_owned()
                 } else {
                     names.join(", ")

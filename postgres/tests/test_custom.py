@@ -131,6 +131,24 @@ def test_an_unknown_name_lists_the_custom_layouts(custom: psycopg.Connection) ->
     assert "orders" in str(err.value)
 
 
+def test_without_preloading_an_unknown_name_says_the_setting_was_not_read(
+    state_dir,
+) -> None:
+    cluster = Cluster(state_dir)
+    cluster.start(
+        {"polyflake.custom_layouts": json.dumps({"orders": ORDERS})}, preload=False
+    )
+    try:
+        with cluster.connect() as conn:
+            with pytest.raises(psycopg.errors.InvalidParameterValue) as refused:
+                conn.execute("SELECT polyflake.timestamp(1, 'orders')")
+            message = refused.value.diag.message_primary
+            assert message.startswith("INVALID_LAYOUT:"), message
+            assert "not in shared_preload_libraries" in message, message
+    finally:
+        cluster.close()
+
+
 @pytest.mark.parametrize(
     ("definition", "says"),
     [

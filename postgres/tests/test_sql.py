@@ -138,6 +138,42 @@ def test_bytes_are_not_text(sql: psycopg.Connection) -> None:
     with pytest.raises(psycopg.errors.InvalidParameterValue) as refused:
         sql.execute("SELECT polyflake.parse('0000000000000001', 'bytes')")
     assert refused.value.diag.message_primary.startswith("INVALID_ARGUMENT:")
+    assert "polyflake.from_bytes(bytea)" in refused.value.diag.message_primary
+    # format refuses the same name: hex text called `bytes` would read back as
+    # nothing parse takes.
+    with pytest.raises(psycopg.errors.InvalidParameterValue) as refused:
+        sql.execute("SELECT polyflake.format(1, 'bytes')")
+    assert refused.value.diag.message_primary.startswith("INVALID_ARGUMENT:")
+    assert "polyflake.to_bytes(bigint)" in refused.value.diag.message_primary
+    (raw,) = sql.execute("SELECT polyflake.to_bytes(1)").fetchone()
+    assert bytes(raw) == (1).to_bytes(8, "big")
+
+
+def test_a_plain_login_role_calls_every_function(
+    sql: psycopg.Connection, dsn: str
+) -> None:
+    """As an application connects: no superuser, no grant of its own."""
+    role = "polyflake_app"
+    sql.execute(f"DROP ROLE IF EXISTS {role}")
+    sql.execute(f"CREATE ROLE {role} LOGIN")
+    try:
+        with psycopg.connect(
+            dsn.replace("//polyflake@", f"//{role}@"), autocommit=True
+        ) as app:
+            (who,) = app.execute("SELECT current_user").fetchone()
+            assert who == role
+            (issued,) = app.execute("SELECT polyflake.next_id()").fetchone()
+            (back,) = app.execute(
+                "SELECT polyflake.parse(polyflake.format(%s, 'base58'), 'base58')",
+                (issued,),
+            ).fetchone()
+            assert back == issued > 0
+            (at,) = app.execute(
+                "SELECT polyflake.timestamp(%s, 'twitter')", (issued,)
+            ).fetchone()
+            assert at is not None
+    finally:
+        sql.execute(f"DROP ROLE {role}")
 
 
 @pytest.mark.parametrize("case", ERRORS, ids=lambda c: f"{c['op']}-{c['why']}")
