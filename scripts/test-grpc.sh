@@ -11,6 +11,10 @@ stubs="$work/grpc-stubs"
 rm -rf "$stubs" && mkdir -p "$stubs"
 "$venv/bin/python" -m grpc_tools.protoc -I "$root/cli/proto" --python_out="$stubs" \
     --grpc_python_out="$stubs" "$root/cli/proto/polyflake/v1/ids.proto"
+# Regular packages, first on the test's sys.path: the suites' venv may hold the
+# polyflake wheel (test-python's), and a regular package beats a namespace one
+# wherever it stands, which hid polyflake.v1 when test-grpc ran after test-python.
+touch "$stubs/polyflake/__init__.py" "$stubs/polyflake/v1/__init__.py"
 "$venv/bin/ruff" check -q "$root/cli/tests/grpc_client.py"
 "$venv/bin/ruff" format --check -q "$root/cli/tests/grpc_client.py"
 cd "$root/cli/tests"
