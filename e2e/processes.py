@@ -1,6 +1,7 @@
 """Starting and stopping the run's processes: the three-member etcd and the
-PostgreSQL cluster (from the suites' shared launchers in tests/), the replicas (each behind a proxy of its own, e2e/proxy.py),
-the newcomers; every one stopped by its PID."""
+PostgreSQL cluster (from the suites' shared launchers in tests/), the
+replicas (each behind a proxy of its own, e2e/proxy.py), the newcomers; every
+one stopped by its PID."""
 
 from __future__ import annotations
 
@@ -103,9 +104,7 @@ class Run:
         self.postgres = PostgresCluster(
             self.base / "pg", user="e2e", password=secrets.token_hex(16)
         )
-        options = {} if durable else {"synchronous_commit": "off"}
-        if durable:
-            options["fsync"] = "on"
+        options = {"fsync": "on"} if durable else {"synchronous_commit": "off"}
         self.postgres.start({**options, **(settings or {})})
         self.dsn = self.postgres.url
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pids import end
 from ports import PortLost, free_port, retrying
 
 
@@ -45,7 +46,9 @@ def binary() -> str:
     return found
 
 
-def call(endpoint: str, path: str, body: dict | None = None) -> dict | None:
+def call(
+    endpoint: str, path: str, body: dict | None = None, timeout: float = 2
+) -> dict | None:
     """A JSON call to a member (its HTTP gateway), None if it does not answer."""
     data = None if body is None else json.dumps(body).encode()
     try:
@@ -184,26 +187,10 @@ class Cluster:
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
 def stop_dir(base: Path) -> None:
     """Every member that `start` left running in `base`, by its PID; `base` removed."""
     for pid_file in base.glob("*.pid"):
-        pid = int(pid_file.read_text())
-        for sig in (signal.SIGCONT, signal.SIGKILL):
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                break
-        deadline = time.monotonic() + 10
-        while not gone(pid) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        end(int(pid_file.read_text()))
     shutil.rmtree(base, ignore_errors=True)
 
 

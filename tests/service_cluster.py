@@ -24,7 +24,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -36,6 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from etcd_cluster import Cluster, stop_dir
+from pids import end
 
 # `serve`'s first line, with the address the kernel gave its port 0.
 SERVING = re.compile(r"serving layout \S+ on (http://127\.0\.0\.1:\d+)")
@@ -123,30 +123,11 @@ def start(cli: str, replicas: int, layout: str) -> dict[str, object]:
     return {"dir": str(base), "etcd": url, "replicas": started}
 
 
-def alive(pid: int) -> bool:
-    """Running or stopped, not gone and not a zombie awaiting its reaper."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
-
-
 def stop(base: Path) -> None:
     pids = base / "pids"
     if pids.exists():
         for line in pids.read_text().split():
-            pid = int(line)
-            for sig in (signal.SIGCONT, signal.SIGKILL):
-                try:
-                    os.kill(pid, sig)
-                except ProcessLookupError:
-                    break
-            try:
-                os.waitpid(pid, 0)
-            except ChildProcessError:
-                # Started by another process (the `start` call): wait until it is gone.
-                wait_for(f"process {pid} did not end", lambda p=pid: not alive(p), 10)
+            end(int(line))
     stop_dir(base / "etcd")
     shutil.rmtree(base, ignore_errors=True)
 

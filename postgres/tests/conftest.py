@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import base64
 import glob
-import json
 import shutil
 import signal
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -129,14 +127,7 @@ class Etcd:
         self.url = member.endpoint
 
     def call(self, path: str, body: dict) -> dict | None:
-        request = urllib.request.Request(
-            self.url + path, data=json.dumps(body).encode()
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=1) as r:
-                return dict(json.loads(r.read()))
-        except (OSError, ValueError):
-            return None
+        return etcd_cluster.call(self.url, path, body, timeout=1)
 
     def holders(self, prefix: str, layout: str) -> dict[int, str] | None:
         """Node number -> the holder's value of each worker key (None: no answer)."""

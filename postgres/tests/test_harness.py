@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import etcd_cluster
+import pids
 import ports
 import postgres_cluster
 import pytest
@@ -106,11 +107,11 @@ def test_a_three_member_cluster_stopped_by_dir_leaves_nothing() -> None:
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     started = json.loads(out.stdout)
-    pids = [m["pid"] for m in started["members"]]
-    assert len(set(pids)) == 3
+    member_pids = [m["pid"] for m in started["members"]]
+    assert len(set(member_pids)) == 3
     assert started["endpoints"] == ",".join(m["endpoint"] for m in started["members"])
     assert all(etcd_cluster.call(m["endpoint"], "/health") for m in started["members"])
     subprocess.run([sys.executable, str(LAUNCHER), "stop", started["dir"]], check=True)
     assert not Path(started["dir"]).exists()
-    for pid in pids:
-        assert etcd_cluster.gone(pid), pid
+    for pid in member_pids:
+        assert not pids.alive(pid), pid
